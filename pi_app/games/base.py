@@ -1,0 +1,176 @@
+"""The one interface every rules engine implements.
+
+An engine is pure: no I/O, no clocks, no randomness except through a ``random.Random`` the caller
+passes in, no hardware imports. States and moves are immutable and hashable, so the tracker can
+compare positions, keep history and use them as dictionary keys, and a search can share them.
+
+The vocabulary is deliberately small (after python-chess):
+
+* ``legal_moves(state)`` / ``apply(state, move)``: the rules. ``apply`` checks legality itself and
+  raises :class:`IllegalMove` with a sentence a player understands.
+* ``to_move(state)``: whose decision is next (``None`` when nobody's: the game or a Topple round is
+  over). Every decision is a move, so an engine never has to ask anybody anything.
+* ``is_over`` / ``scores`` / ``winners``: the outcome, in the units of ``RECORDS.md``.
+* ``parse_move`` / ``move_text``: the record notation.
+* ``state_to_json`` / ``state_from_json``: a documented JSON state.
+* ``expected_view(state)``: what ideal sensors would read, cell by cell.
+* ``record_segments(record)``: how a game record (``RECORDS.md``) maps onto set-ups and moves, so
+  ``tikiboard replay`` is one generic loop for all games.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+S = TypeVar("S")
+M = TypeVar("M")
+
+#: What ideal sensors read: cell name -> the pieces in it, bottom first. Piece names are the
+#: engine's own (a tiki's name, ``"p0"`` for a token of player 0, ...), documented per game.
+View = Mapping[str, tuple[str, ...]]
+
+JSON = dict[str, Any]
+
+
+class GameError(Exception):
+    """Base of the errors an engine raises; the message is meant for a player."""
+
+
+class IllegalMove(GameError):
+    """A move that the rules do not allow in this position (or a move text that means nothing)."""
+
+
+class RecordError(GameError):
+    """A record or JSON state that is not well formed: the file, not the play, is wrong."""
+
+
+@dataclass(frozen=True)
+class Segment(Generic[S]):
+    """A stretch of a record: a set-up step, then moves in order.
+
+    ``start`` receives the state so far (``None`` before the first segment) and returns the state
+    the moves start from; it may raise :class:`IllegalMove` (a Topple round that starts before the
+    previous one ended) or :class:`RecordError`. ``where`` holds the extra keys of an error location
+    (``{"round": 2}`` for Topple, ``{}`` for the others).
+    """
+
+    start: Callable[[S | None], S]
+    moves: Sequence[str]
+    where: Mapping[str, int]
+
+
+class Game(abc.ABC, Generic[S, M]):
+    """A rules engine. Subclasses are stateless singletons: all state lives in ``S`` values."""
+
+    #: The record's ``"game"`` value.
+    name: ClassVar[str]
+    #: A human name for menus and pages.
+    title: ClassVar[str]
+
+    # -- rules -----------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def legal_moves(self, state: S) -> list[M]:
+        """Every legal move in ``state``; empty exactly when ``to_move(state)`` is ``None``."""
+
+    @abc.abstractmethod
+    def apply(self, state: S, move: M) -> S:
+        """The state after ``move``; raises :class:`IllegalMove` when the move is not legal."""
+
+    @abc.abstractmethod
+    def to_move(self, state: S) -> int | None:
+        """The player whose decision is next, or ``None``."""
+
+    @abc.abstractmethod
+    def is_over(self, state: S) -> bool:
+        """True when the game has ended."""
+
+    @abc.abstractmethod
+    def scores(self, state: S) -> tuple[int, ...]:
+        """Per player, in the units of ``RECORDS.md``."""
+
+    @abc.abstractmethod
+    def winners(self, state: S) -> tuple[int, ...] | None:
+        """The winning players (several on a shared win), or ``None`` while the game goes on."""
+
+    def is_legal(self, state: S, move: M) -> bool:
+        """True when ``move`` may be played in ``state``."""
+        try:
+            self.apply(state, move)
+        except IllegalMove:
+            return False
+        return True
+
+    # -- notation --------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def parse_move(self, state: S, text: str) -> M:
+        """Read a move in record notation (case-insensitive); raises :class:`IllegalMove`."""
+
+    @abc.abstractmethod
+    def move_text(self, state: S, move: M) -> str:
+        """The canonical record text of ``move`` in ``state``."""
+
+    # -- serialisation ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    def state_to_json(self, state: S) -> JSON:
+        """A JSON-ready dict that :meth:`state_from_json` reads back to an equal state."""
+
+    @abc.abstractmethod
+    def state_from_json(self, data: JSON) -> S:
+        """Read a state; raises :class:`RecordError` when ``data`` is not a valid state."""
+
+    # -- sensors ---------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def expected_view(self, state: S) -> View:
+        """What ideal sensors would read for ``state``."""
+
+    # -- records ---------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def record_segments(self, record: JSON) -> list[Segment[S]]:
+        """Split a record into set-ups and moves; raises :class:`RecordError` when malformed."""
+
+    # -- set-up ----------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def new_game(self, rng: random.Random, options: JSON | None = None) -> S:
+        """A fresh game with a random set-up drawn from ``rng`` (seed it to repeat a deal)."""
+
+    def deal(self, state: S, rng: random.Random) -> S:
+        """The set-up step that no player decides, such as Topple's next round.
+
+        Only meaningful when nobody is to move and the game is not over; engines without such a
+        step keep this default.
+        """
+        raise IllegalMove("nothing to deal: the game does not pause between rounds")
+
+    def random_move(self, state: S, rng: random.Random) -> M:
+        """A legal move drawn by ``rng`` (random play for tests, soak and benchmarks).
+
+        The default draws uniformly from :meth:`legal_moves`; an engine whose move lists are
+        large may override it with a cheaper draw, as long as every legal move can come out.
+        """
+        moves = self.legal_moves(state)
+        if not moves:
+            raise IllegalMove("nobody is to move")
+        return moves[rng.randrange(len(moves))]
+
+    # -- people ----------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def describe(self, state: S) -> str:
+        """A few lines of plain text that show the position to a person (CLI, logs)."""
+
+    def apply_text(self, state: S, text: str) -> S:
+        """Parse and apply one move text."""
+        return self.apply(state, self.parse_move(state, text))
+
+
+def options_of(record: JSON) -> JSON:
+    """The record's ``options`` object (absent means all defaults)."""
+    options = record.get("options", {})
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise RecordError("'options' must be an object")
+    return options

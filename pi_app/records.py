@@ -1,0 +1,109 @@
+"""Game records (``RECORDS.md``): reading them and replaying them through an engine.
+
+A record is the project's PGN. Replay is one loop for every game: the engine splits the record
+into :class:`~pi_app.games.base.Segment` s (a set-up, then moves) and this module applies them in
+order, stopping at the first illegal move with its location and a reason a player understands.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pi_app.games import Game, IllegalMove, RecordError, get_game
+from pi_app.games.base import JSON
+
+
+@dataclass(frozen=True)
+class ReplayError:
+    """Where a record first breaks the rules: ``where`` has ``move`` (and ``round`` for Topple)."""
+
+    where: dict[str, int]
+    text: str
+    reason: str
+
+    def to_json(self) -> JSON:
+        return {**self.where, "text": self.text, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The outcome of replaying a record: the last legal state and the first error, if any."""
+
+    game: Game[Any, Any]
+    state: Any
+    error: ReplayError | None
+    moves_applied: int
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> JSON:
+        """The object ``tikiboard replay --json`` prints (``RECORDS.md``)."""
+        game, state = self.game, self.state
+        winners = game.winners(state)
+        return {
+            "ok": self.ok,
+            "error": None if self.error is None else self.error.to_json(),
+            "finished": game.is_over(state),
+            "scores": list(game.scores(state)),
+            "winner": None if winners is None else list(winners),
+            "state": game.state_to_json(state),
+        }
+
+
+def load_record(path: str | Path) -> JSON:
+    """Read a record file; :class:`RecordError` with one clear sentence when it cannot be used."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    return parse_record(text)
+
+
+def parse_record(text: str) -> JSON:
+    """Parse record JSON text and check the one field every record needs."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise RecordError("not a usable record: nested too deeply") from exc
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object")
+    name = record.get("game")
+    if not isinstance(name, str):
+        raise RecordError("a record needs a 'game' string: topple, manami or tactiki")
+    return record
+
+
+def replay(record: JSON) -> Replay:
+    """Apply every move of ``record``; raises :class:`RecordError` when it is malformed."""
+    game = get_game(record["game"])
+    segments = game.record_segments(record)
+    state: Any = None
+    applied = 0
+    for segment in segments:
+        where = dict(segment.where)
+        try:
+            started = segment.start(state)
+        except IllegalMove as exc:
+            if state is None:  # nothing legal yet: the set-up itself is unusable
+                raise RecordError(str(exc)) from exc
+            return Replay(game, state, ReplayError({**where, "move": 0}, "", str(exc)), applied)
+        state = started
+        for index, text in enumerate(segment.moves):
+            if not isinstance(text, str):
+                raise RecordError(f"move {index} is not a text: {text!r}")
+            try:
+                state = game.apply_text(state, text)
+            except IllegalMove as exc:
+                error = ReplayError({**where, "move": index}, text, str(exc))
+                return Replay(game, state, error, applied)
+            applied += 1
+    if state is None:
+        raise RecordError("the record has nothing to play")
+    return Replay(game, state, None, applied)
