@@ -1,0 +1,102 @@
+"""The ``tikiboard`` command line.
+
+Every subcommand is a thin shell over the library: it parses arguments, calls one function and
+prints. Exit status follows ``RECORDS.md``: 0 success, 1 the rules were broken, 2 the input could
+not be used (one clear line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+
+from pi_app import __version__
+from pi_app.games import GAME_NAMES, GameError, get_game
+from pi_app.records import Replay, load_record, parse_record, replay
+
+EXIT_OK, EXIT_ILLEGAL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _fail(message: str) -> int:
+    print(f"tikiboard: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _print_replay(result: Replay) -> None:
+    game, state = result.game, result.state
+    print(game.describe(state))
+    print("scores: " + ", ".join(f"player {p}: {s}" for p, s in enumerate(game.scores(state))))
+    winners = game.winners(state)
+    if winners is not None:
+        print("result: " + (", ".join(f"player {w}" for w in winners) + " won"
+                            if winners else "a draw"))
+    elif not game.is_over(state):
+        print("the game goes on")
+    if result.error is not None:
+        where = ", ".join(f"{k} {v}" for k, v in result.error.where.items())
+        print(f"illegal move at {where}: {result.error.text!r}: {result.error.reason}")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Apply every move of a record and report (``RECORDS.md``)."""
+    try:
+        record = load_record(args.file)
+        result = replay(record)
+    except GameError as exc:
+        return _fail(f"{args.file}: not a valid record: {exc}")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        return _fail(f"{args.file}: not a valid record ({type(exc).__name__}: {exc})")
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        _print_replay(result)
+    return EXIT_OK if result.ok else EXIT_ILLEGAL
+
+
+def example_record(game: str) -> str:
+    """The bundled example record of ``game`` as JSON text."""
+    name = f"{game}-example.tiki.json"
+    return resources.files("pi_app.data").joinpath(name).read_text(encoding="utf-8")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Replay the bundled example game of each engine, to show what the station computes."""
+    status = EXIT_OK
+    for name in args.game or GAME_NAMES:
+        try:
+            get_game(name)
+            text = example_record(name)
+        except (ModuleNotFoundError, FileNotFoundError):
+            continue
+        print(f"== {get_game(name).title}: bundled example record ==")
+        result = replay(parse_record(text))
+        _print_replay(result)
+        print()
+        if not result.ok:
+            status = EXIT_ILLEGAL
+    return status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tikiboard", description="Referee physical tiki board games.")
+    parser.add_argument("--version", action="version", version=f"tikiboard {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("replay", help="replay a game record and report the result")
+    p.add_argument("file", help="a NAME.tiki.json record")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("demo", help="show the station at work on bundled example games")
+    p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    sys.exit(args.func(args))

@@ -1,0 +1,562 @@
+"""Tiki Topple (Gamewright, 2-4 players): the rules engine.
+
+The rules as implemented, and every ruling with its reason, are in ``seeds/tiki-topple.md``; the
+ruling numbers (R1, R2, ...) are cited below where the code carries them out.
+
+State model. A game is a sequence of rounds. The part of the state that changes with every card
+(:class:`ToppleState`: the line, the hands, who has opened, whose turn) is kept apart from the part
+that changes once a round (:class:`Table`: seats, Secret Tiki cards, scores so far, options), so
+that a move allocates one small object and shares the rest.
+
+JSON state (``state_to_json``)::
+
+    {"players": 2, "rounds": 4, "round": 0, "seats": [0, 1], "first": 0,
+     "line": ["Hookipa", ...],                 # top (1st place) first
+     "cards": [["Hookipa", "Lokahi", "Nani"], null, ...],   # per player; null: not in this round
+     "hands": [{"up1": 2, "up2": 1, "up3": 1, "topple": 1, "toast": 2}, ...],
+     "opened": [false, true, ...],             # has played a card this round
+     "turn": 0,                                # null between rounds and at the end
+     "totals": [12, 7], "round_scores": [[5, 2], [7, 5]],
+     "over": false, "winners": null,
+     "options": {"topple_bottom": false}}
+
+Sensor view (``expected_view``): the nine line slots ``s1`` (top) .. ``s9``, each holding the
+tiki standing there (its name) or nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_app.games.base import JSON, Game, IllegalMove, RecordError, Segment, View, options_of
+
+TIKIS: tuple[str, ...] = (
+    "Hookipa", "Lokahi", "Nani", "Wikiwiki", "Akamai", "Huhu", "Nui", "Kapu", "Eepo",
+)
+#: The three symbol groups of three (research/rules.md §1.4); the station sets up by group.
+GROUPS: tuple[tuple[str, str, str], ...] = (
+    ("Nani", "Wikiwiki", "Huhu"),
+    ("Nui", "Lokahi", "Akamai"),
+    ("Hookipa", "Kapu", "Eepo"),
+)
+_BY_LOWER = {name.lower(): name for name in TIKIS}
+
+#: Action cards in hand order, and their printed names.
+CARDS: tuple[str, ...] = ("up1", "up2", "up3", "topple", "toast")
+CARD_NAMES = {
+    "up1": "Tiki Up 1", "up2": "Tiki Up 2", "up3": "Tiki Up 3",
+    "topple": "Tiki Topple", "toast": "Tiki Toast",
+}
+_UP = {"up1": 1, "up2": 2, "up3": 3}
+#: A hand as counts in ``CARDS`` order: 2 players keep all seven cards, 3-4 drop one Up 1.
+HAND_2P: tuple[int, ...] = (2, 1, 1, 1, 2)
+HAND_34P: tuple[int, ...] = (1, 1, 1, 1, 2)
+_EMPTY_HAND: tuple[int, ...] = (0, 0, 0, 0, 0)
+#: Points of the top, middle and bottom tiki of a Secret Tiki card, and the places they need.
+CARD_POINTS: tuple[tuple[int, int], ...] = ((9, 1), (5, 2), (2, 3))
+#: The round ends when the sixth tiki is removed, i.e. when three are left.
+TIKIS_LEFT_AT_END = 3
+
+SLOTS: tuple[str, ...] = tuple(f"s{i}" for i in range(1, 10))
+
+
+def hand_for(players_in_round: int) -> tuple[int, ...]:
+    """The starting hand of a round played by ``players_in_round`` players (R3 for tie-breaks)."""
+    return HAND_2P if players_in_round == 2 else HAND_34P
+
+
+def default_rounds(players: int) -> int:
+    """Four rounds with two players, else one per player."""
+    return 4 if players == 2 else players
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One action card played: ``card`` is one of :data:`CARDS`; ``tiki`` is None for Toast."""
+
+    card: str
+    tiki: str | None = None
+
+    def __str__(self) -> str:
+        return self.card if self.tiki is None else f"{self.card} {self.tiki}"
+
+
+#: Every move there can be, built once: move generation hands out these shared objects.
+_MOVES: dict[tuple[str, str | None], Move] = {
+    (card, tiki): Move(card, tiki) for card in CARDS[:4] for tiki in TIKIS
+}
+_MOVES["toast", None] = Move("toast")
+TOAST = _MOVES["toast", None]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What holds for a whole round: who plays, their Secret Tiki cards, the scores so far."""
+
+    players: int
+    rounds: int
+    round: int
+    seats: tuple[int, ...]
+    first: int
+    cards: tuple[tuple[str, str, str] | None, ...]
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    topple_bottom: bool = False
+    #: Secret Tiki cards dealt so far this game (the discards), so a deal draws new ones (R5).
+    dealt: frozenset[tuple[str, str, str]] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class ToppleState:
+    """A position. ``turn`` is None when the round (or the game) is over."""
+
+    table: Table
+    line: tuple[str, ...]
+    hands: tuple[tuple[int, ...], ...]
+    opened: tuple[bool, ...]
+    turn: int | None
+    over: bool = False
+    winners: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSetup:
+    """A round's deal: the line from the top, each seat's card (9, 5, 2 points), the starter."""
+
+    line: tuple[str, ...]
+    cards: tuple[tuple[str, str, str], ...]
+    first: int
+    seats: tuple[int, ...]
+
+
+def score_card(line: Sequence[str], card: tuple[str, str, str]) -> int:
+    """Points for one Secret Tiki card against the final line (positions on what is left)."""
+    top3 = line[:3]
+    points = 0
+    for tiki, (value, places) in zip(card, CARD_POINTS, strict=True):
+        if tiki in top3[:places]:
+            points += value
+    return points
+
+
+def _ordinal(n: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n if n < 20 else n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def tiki_name(text: str) -> str:
+    """The tiki called ``text`` (any case); :class:`IllegalMove` when there is none."""
+    name = _BY_LOWER.get(text.strip().lower())
+    if name is None:
+        raise IllegalMove(f"There is no tiki called {text.strip()!r}; the tikis are "
+                          + ", ".join(TIKIS) + ".")
+    return name
+
+
+class ToppleGame(Game[ToppleState, Move]):
+    """Tiki Topple under the rulings of ``seeds/tiki-topple.md``."""
+
+    name = "topple"
+    title = "Tiki Topple"
+
+    # -- rules -----------------------------------------------------------------------------------
+    def legal_moves(self, state: ToppleState) -> list[Move]:
+        player = state.turn
+        if player is None:
+            return []
+        hand = state.hands[player]
+        line = state.line
+        moves: list[Move] = []
+        if hand[0]:
+            moves += [_MOVES["up1", t] for t in line[1:]]
+        if hand[1]:
+            moves += [_MOVES["up2", t] for t in line[2:]]
+        if hand[2]:
+            moves += [_MOVES["up3", t] for t in line[3:]]
+        if hand[3]:
+            moves += [_MOVES["topple", t]
+                      for t in (line if state.table.topple_bottom else line[:-1])]
+        if hand[4] and state.opened[player]:
+            moves.append(TOAST)
+        return moves
+
+    def apply(self, state: ToppleState, move: Move) -> ToppleState:
+        player = state.turn
+        if player is None:
+            if state.over:
+                raise IllegalMove("The game is over: no more cards are played.")
+            raise IllegalMove("The round is over: no more cards are played this round.")
+        card = move.card
+        try:
+            index = CARDS.index(card)
+        except ValueError:
+            raise IllegalMove(f"There is no action card called {card!r}.") from None
+        hand = state.hands[player]
+        if not hand[index]:
+            raise IllegalMove(f"Player {player} has no {CARD_NAMES[card]} card left this round.")
+        line = state.line
+        if card == "toast":
+            if not state.opened[player]:
+                raise IllegalMove("Tiki Toast may not be played on your first turn of a round.")
+            if move.tiki is not None and move.tiki != line[-1]:
+                raise IllegalMove(f"Tiki Toast removes the bottom tiki, {line[-1]}, "
+                                  f"not {move.tiki}.")
+            new_line = line[:-1]
+        else:
+            tiki = move.tiki
+            if tiki is None or tiki not in TIKIS:
+                raise IllegalMove(f"{CARD_NAMES[card]} needs the name of a tiki.")
+            try:
+                pos = line.index(tiki)
+            except ValueError:
+                raise IllegalMove(f"{tiki} has been toasted and is out of this round.") from None
+            if card == "topple":
+                if pos == len(line) - 1 and not state.table.topple_bottom:
+                    raise IllegalMove(f"{tiki} is already at the bottom: Tiki Topple must "
+                                      "move a tiki down (ruling R1).")
+                new_line = line[:pos] + line[pos + 1:] + (tiki,)
+            else:
+                steps = _UP[card]
+                if pos < steps:
+                    raise IllegalMove(
+                        f"{tiki} is {_ordinal(pos + 1)} in line: {CARD_NAMES[card]} needs a tiki "
+                        f"with at least {steps} tiki{'s' if steps > 1 else ''} above it.")
+                new_line = (*line[:pos - steps], tiki, *line[pos - steps:pos], *line[pos + 1:])
+        hands = list(state.hands)
+        new_hand = list(hand)
+        new_hand[index] -= 1
+        hands[player] = tuple(new_hand)
+        opened = state.opened
+        if not opened[player]:
+            opened = (*opened[:player], True, *opened[player + 1:])
+        seats = state.table.seats
+        next_player: int | None = seats[(seats.index(player) + 1) % len(seats)]
+        if len(new_line) <= TIKIS_LEFT_AT_END or not any(any(hands[s]) for s in seats):
+            return _end_round(state.table, new_line, tuple(hands), opened)
+        return ToppleState(state.table, new_line, tuple(hands), opened, next_player)
+
+    def to_move(self, state: ToppleState) -> int | None:
+        return state.turn
+
+    def is_over(self, state: ToppleState) -> bool:
+        return state.over
+
+    def scores(self, state: ToppleState) -> tuple[int, ...]:
+        return state.table.totals
+
+    def winners(self, state: ToppleState) -> tuple[int, ...] | None:
+        return state.winners
+
+    # -- notation --------------------------------------------------------------------------------
+    def parse_move(self, state: ToppleState, text: str) -> Move:
+        words = text.split()
+        if not words:
+            raise IllegalMove("An empty move: play a card such as 'up1 Nani' or 'toast'.")
+        card = words[0].lower()
+        if card not in CARDS:
+            raise IllegalMove(f"{words[0]!r} is not an action card: use up1, up2, up3, topple "
+                              "or toast.")
+        if card == "toast":
+            if len(words) == 1:
+                return TOAST
+            if len(words) == 2:
+                return Move("toast", tiki_name(words[1]))
+        elif len(words) == 2:
+            return _MOVES[card, tiki_name(words[1])]
+        raise IllegalMove(f"{text.strip()!r} is not a move: write '{card} NAME'"
+                          if card != "toast" else "Tiki Toast takes no tiki name: write 'toast'.")
+
+    def move_text(self, state: ToppleState, move: Move) -> str:
+        return "toast" if move.card == "toast" else f"{move.card} {move.tiki}"
+
+    # -- serialisation ---------------------------------------------------------------------------
+    def state_to_json(self, state: ToppleState) -> JSON:
+        table = state.table
+        return {
+            "players": table.players,
+            "rounds": table.rounds,
+            "round": table.round,
+            "seats": list(table.seats),
+            "first": table.first,
+            "line": list(state.line),
+            "cards": [None if c is None else list(c) for c in table.cards],
+            "hands": [dict(zip(CARDS, hand, strict=True)) for hand in state.hands],
+            "opened": list(state.opened),
+            "turn": state.turn,
+            "totals": list(table.totals),
+            "round_scores": [list(r) for r in table.round_scores],
+            "over": state.over,
+            "winners": None if state.winners is None else list(state.winners),
+            "options": {"topple_bottom": table.topple_bottom},
+            "dealt": sorted(list(c) for c in table.dealt),
+        }
+
+    def state_from_json(self, data: JSON) -> ToppleState:
+        try:
+            players = _int(data["players"], "players", 2, 4)
+            seats = tuple(_int(s, "seats", 0, players - 1) for s in data["seats"])
+            table = Table(
+                players=players,
+                rounds=_int(data["rounds"], "rounds", 1, 1000),
+                round=_int(data["round"], "round", 0, 1000),
+                seats=seats,
+                first=_int(data["first"], "first", 0, players - 1),
+                cards=tuple(None if c is None else _card(c) for c in data["cards"]),
+                totals=tuple(_int(t, "totals", 0, 10**6) for t in data["totals"]),
+                round_scores=tuple(tuple(_int(p, "round_scores", 0, 16) for p in r)
+                                   for r in data["round_scores"]),
+                topple_bottom=bool(data.get("options", {}).get("topple_bottom", False)),
+                dealt=frozenset(_card(c) for c in data.get("dealt", [])),
+            )
+            hands = tuple(tuple(_int(h[c], "hands", 0, 2) for c in CARDS) for h in data["hands"])
+            turn = None if data["turn"] is None else _int(data["turn"], "turn", 0, players - 1)
+            winners = (None if data["winners"] is None
+                       else tuple(_int(w, "winners", 0, players - 1) for w in data["winners"]))
+            state = ToppleState(table, _line(data["line"], exact=False), hands,
+                                tuple(bool(o) for o in data["opened"]), turn,
+                                bool(data["over"]), winners)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise RecordError(f"not a Tiki Topple state: missing or wrong field {exc}") from exc
+        except IllegalMove as exc:
+            raise RecordError(str(exc)) from exc
+        n = players
+        if not (len(table.cards) == len(hands) == len(state.opened) == len(table.totals) == n):
+            raise RecordError("not a Tiki Topple state: per-player lists have the wrong length")
+        return state
+
+    # -- sensors ---------------------------------------------------------------------------------
+    def expected_view(self, state: ToppleState) -> View:
+        line = state.line
+        return {slot: (line[i],) if i < len(line) else () for i, slot in enumerate(SLOTS)}
+
+    # -- set-up ----------------------------------------------------------------------------------
+    def new_game(self, rng: random.Random, options: JSON | None = None) -> ToppleState:
+        opts = _options({"options": options or {}}, None)
+        players, rounds, topple_bottom = opts
+        first = rng.randrange(players)
+        table = Table(players, rounds, -1, tuple(range(players)), (first - 1) % players,
+                      (None,) * players, (0,) * players, (), topple_bottom)
+        empty = ToppleState(table, (), (_EMPTY_HAND,) * players, (False,) * players, None)
+        return self.deal(empty, rng)
+
+    def deal(self, state: ToppleState, rng: random.Random) -> ToppleState:
+        """Deal the next round: a line set up by symbol group and a Secret Tiki card each."""
+        from pi_app.games.topple_deck import draw_cards
+
+        if state.over or state.turn is not None:
+            raise IllegalMove("A new round is dealt only when the last one is over.")
+        seats = next_round_seats(state)
+        groups = list(GROUPS)
+        rng.shuffle(groups)
+        line: list[str] = []
+        for group in groups:
+            members = list(group)
+            rng.shuffle(members)
+            line += members
+        setup = RoundSetup(tuple(line), draw_cards(rng, len(seats), state.table.dealt),
+                           expected_first(state, seats), seats)
+        return start_round(state, setup)
+
+    # -- records ---------------------------------------------------------------------------------
+    def record_segments(self, record: JSON) -> list[Segment[ToppleState]]:
+        rounds = record.get("rounds")
+        if not isinstance(rounds, list) or not rounds:
+            raise RecordError("a Tiki Topple record needs a non-empty 'rounds' list")
+        for r, rnd in enumerate(rounds):
+            if not isinstance(rnd, dict):
+                raise RecordError(f"round {r} is not an object")
+            if not isinstance(rnd.get("moves", []), list):
+                raise RecordError(f"round {r}: 'moves' must be a list")
+        options = _options(record, rounds[0])
+        return [Segment(_round_starter(options, r, rnd), rnd.get("moves", []), {"round": r})
+                for r, rnd in enumerate(rounds)]
+
+    # -- people ----------------------------------------------------------------------------------
+    def describe(self, state: ToppleState) -> str:
+        table = state.table
+        rows = [f"Tiki Topple, {table.players} players, round {table.round + 1} of "
+                f"{table.rounds}" + (" (tie-break)" if table.round >= table.rounds else "")]
+        rows += [f"  {i + 1}. {tiki}" for i, tiki in enumerate(state.line)]
+        for p in range(table.players):
+            hand = " ".join(f"{c}x{n}" for c, n in zip(CARDS, state.hands[p], strict=True) if n)
+            rows.append(f"  player {p}: {table.totals[p]} points; hand: {hand or '-'}")
+        if state.over:
+            rows.append("  game over; winner(s): "
+                        + ", ".join(f"player {w}" for w in state.winners or ()))
+        elif state.turn is None:
+            rows.append("  round over")
+        else:
+            rows.append(f"  player {state.turn} to play")
+        return "\n".join(rows)
+
+
+# -- rounds ---------------------------------------------------------------------------------------
+def next_round_seats(state: ToppleState) -> tuple[int, ...]:
+    """Who plays the next round: everyone, or only the tied leaders in a tie-break (R3)."""
+    table = state.table
+    if len(table.round_scores) < table.rounds:
+        return tuple(range(table.players))
+    return _leaders(table.totals, range(table.players))
+
+
+def expected_first(state: ToppleState, seats: tuple[int, ...]) -> int:
+    """The starter moves one seat each round (R4); in a tie-break, the next tied player on."""
+    table = state.table
+    candidate = (table.first + 1) % table.players
+    while candidate not in seats:
+        candidate = (candidate + 1) % table.players
+    return candidate
+
+
+def start_round(state: ToppleState, setup: RoundSetup) -> ToppleState:
+    """The position at the start of the next round, after checking that it may start."""
+    table = state.table
+    if state.over:
+        raise IllegalMove("The game is over: no further round is played.")
+    if state.turn is not None:
+        raise IllegalMove(f"Round {table.round + 1} is not over yet: cards are still to be played.")
+    expected_seats = next_round_seats(state)
+    if setup.seats != expected_seats:
+        if len(expected_seats) == table.players:
+            raise IllegalMove("Only a tie-break round is played by some of the players, and "
+                              "there is no tie to break.")
+        raise IllegalMove("The tie-break round is played by the tied players "
+                          + ", ".join(map(str, expected_seats)) + " only (ruling R3).")
+    first = expected_first(state, setup.seats)
+    if setup.first != first:
+        raise IllegalMove(f"Player {first} starts this round: the start moves one seat each "
+                          "round (ruling R4).")
+    cards: list[tuple[str, str, str] | None] = [None] * table.players
+    for seat, card in zip(setup.seats, setup.cards, strict=True):
+        cards[seat] = card
+    hand = hand_for(len(setup.seats))
+    new_cards = frozenset(setup.cards)
+    dealt = table.dealt | new_cards if new_cards.isdisjoint(table.dealt) else new_cards
+    new_table = Table(table.players, table.rounds, table.round + 1, setup.seats, setup.first,
+                      tuple(cards), table.totals, table.round_scores, table.topple_bottom, dealt)
+    hands = tuple(hand if p in setup.seats else _EMPTY_HAND for p in range(table.players))
+    return ToppleState(new_table, setup.line, hands, (False,) * table.players, setup.first)
+
+
+def _end_round(table: Table, line: tuple[str, ...], hands: tuple[tuple[int, ...], ...],
+               opened: tuple[bool, ...]) -> ToppleState:
+    """Score the round and decide whether the game is over (R3: one tie-break, then shared)."""
+    points = tuple(0 if card is None else score_card(line, card) for card in table.cards)
+    totals = tuple(t + p for t, p in zip(table.totals, points, strict=True))
+    round_scores = (*table.round_scores, points)
+    scored = Table(table.players, table.rounds, table.round, table.seats, table.first,
+                   table.cards, totals, round_scores, table.topple_bottom, table.dealt)
+    winners: tuple[int, ...] | None = None
+    if len(round_scores) == table.rounds:
+        leaders = _leaders(totals, range(table.players))
+        if len(leaders) == 1:
+            winners = leaders
+    elif len(round_scores) > table.rounds:  # the tie-break round decides, or the win is shared
+        winners = _leaders(totals, table.seats)
+    return ToppleState(scored, line, hands, opened, None, winners is not None, winners)
+
+
+def _leaders(totals: Sequence[int], among: Sequence[int] | range) -> tuple[int, ...]:
+    best = max(totals[p] for p in among)
+    return tuple(p for p in among if totals[p] == best)
+
+
+# -- records --------------------------------------------------------------------------------------
+def _round_starter(options: tuple[int, int, bool], r: int, rnd: JSON) -> Any:
+    players, rounds, topple_bottom = options
+    line = _line(rnd.get("line"), exact=True, where=f"round {r}")
+    seats_given = rnd.get("players")
+    cards_raw = rnd.get("cards")
+    if not isinstance(cards_raw, list):
+        raise RecordError(f"round {r}: 'cards' must be a list of Secret Tiki cards")
+    cards = tuple(_card(c, where=f"round {r}") for c in cards_raw)
+    if seats_given is not None:
+        if (not isinstance(seats_given, list) or len(seats_given) < 2
+                or len(set(map(str, seats_given))) != len(seats_given)):
+            raise RecordError(f"round {r}: 'players' must list two or more different players")
+        order = tuple(_int(p, f"round {r} players", 0, players - 1, RecordError)
+                      for p in seats_given)
+    else:
+        order = tuple(range(players))
+    if len(cards) != len(order):
+        raise RecordError(f"round {r}: {len(order)} players need {len(order)} Secret Tiki "
+                          f"cards, the record has {len(cards)}")
+    by_seat = dict(zip(order, cards, strict=True))
+    seats = tuple(sorted(order))
+    first_raw = rnd.get("first")
+    if first_raw is not None:
+        first_raw = _int(first_raw, f"round {r} first", 0, players - 1, RecordError)
+
+    def start(state: ToppleState | None) -> ToppleState:
+        if state is None:
+            if r != 0:
+                raise RecordError("internal: rounds out of order")
+            first = 0 if first_raw is None else first_raw
+            if seats_given is not None and seats != tuple(range(players)):
+                raise RecordError("round 0 is played by all players")
+            if first not in seats:
+                raise RecordError(f"round 0: player {first} does not play")
+            table = Table(players, rounds, -1, seats, (first - 1) % players,
+                          (None,) * players, (0,) * players, (), topple_bottom)
+            state = ToppleState(table, (), (_EMPTY_HAND,) * players, (False,) * players, None)
+        else:
+            first = expected_first(state, seats) if first_raw is None else first_raw
+        setup = RoundSetup(line, tuple(by_seat[s] for s in seats), first, seats)
+        return start_round(state, setup)
+
+    return start
+
+
+def _options(record: JSON, round0: JSON | None) -> tuple[int, int, bool]:
+    options = options_of(record)
+    players = options.get("players")
+    if players is None:
+        cards = round0.get("cards") if round0 is not None else None
+        players = len(cards) if isinstance(cards, list) else 2
+    players = _int(players, "options.players", 2, 4, RecordError,
+                   "Tiki Topple is played by 2, 3 or 4 players")
+    rounds = options.get("rounds")
+    rounds = default_rounds(players) if rounds is None else _int(
+        rounds, "options.rounds", 1, 100, RecordError)
+    topple_bottom = options.get("topple_bottom", False)
+    if not isinstance(topple_bottom, bool):
+        raise RecordError("options.topple_bottom must be true or false")
+    return players, rounds, topple_bottom
+
+
+def _int(value: Any, what: str, low: int, high: int,
+         error: type[Exception] = RecordError, why: str = "") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise error(why or f"{what} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _line(value: Any, *, exact: bool, where: str = "state") -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise RecordError(f"{where}: 'line' must be a list of tiki names")
+    try:
+        names = tuple(tiki_name(t) for t in value)
+    except IllegalMove as exc:
+        raise RecordError(f"{where}: {exc}") from exc
+    if len(set(names)) != len(names) or (exact and len(names) != len(TIKIS)):
+        raise RecordError(f"{where}: 'line' must name each of the nine tikis exactly once")
+    return names
+
+
+def _card(value: Any, where: str = "state") -> tuple[str, str, str]:
+    if (not isinstance(value, list) or len(value) != 3
+            or not all(isinstance(t, str) for t in value)):
+        raise RecordError(f"{where}: a Secret Tiki card is a list of three tiki names")
+    try:
+        a, b, c = (tiki_name(t) for t in value)
+    except IllegalMove as exc:
+        raise RecordError(f"{where}: {exc}") from exc
+    if len({a, b, c}) != 3:
+        raise RecordError(f"{where}: a Secret Tiki card shows three different tikis")
+    return a, b, c
+
+
+GAME = ToppleGame()

@@ -1,0 +1,29 @@
+#!/bin/sh
+# All set-up for a fresh Debian or Raspberry Pi OS machine, and nothing else:
+#   - the system packages the project and its tests need (python3-venv), via apt when missing;
+#   - a virtual environment in .venv with the project and its test tools.
+# Safe to run again: it only installs what is missing or changed (pyproject.toml's hash).
+set -eu
+cd "$(dirname "$0")/.."
+
+need_apt=""
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "bootstrap: Python 3.11 or newer is needed (Raspberry Pi OS Bookworm has it)" >&2; exit 1; }
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt="$need_apt python3-venv"
+if [ -n "$need_apt" ]; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "bootstrap: installing$need_apt with apt" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need_apt
+fi
+
+stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    [ -x .venv/bin/python ] || python3 -m venv .venv
+    .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
+    extras="test"
+    case "$(uname -m)" in aarch64|armv7l) extras="test,pi" ;; esac
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]"
+    rm -f .venv/.installed-*
+    touch "$stamp"
+fi

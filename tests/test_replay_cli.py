@@ -1,0 +1,115 @@
+"""``tikiboard replay`` through the real command line: good, illegal and malformed records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+LINE = ["Hookipa", "Kapu", "Eepo", "Nui", "Lokahi", "Akamai", "Nani", "Wikiwiki", "Huhu"]
+CARDS = [["Hookipa", "Lokahi", "Nani"], ["Wikiwiki", "Hookipa", "Akamai"]]
+
+
+def tikiboard(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script (falling back to ``python -m pi_app``)."""
+    exe = shutil.which("tikiboard", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "pi_app"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+def write(tmp_path: Path, record: Any, name: str = "game.tiki.json") -> str:
+    path = tmp_path / name
+    path.write_text(record if isinstance(record, str) else json.dumps(record))
+    return str(path)
+
+
+def topple(moves: list[str]) -> dict[str, Any]:
+    return {"game": "topple", "options": {"players": 2},
+            "rounds": [{"line": LINE, "cards": CARDS, "first": 0, "moves": moves}]}
+
+
+def test_good_record_json(tmp_path: Path) -> None:
+    run = tikiboard("replay", write(tmp_path, topple(["up1 Nani", "topple Kapu"])), "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert set(out) == {"ok", "error", "finished", "scores", "winner", "state"}
+    assert out["ok"] is True and out["error"] is None and out["finished"] is False
+    assert out["scores"] == [0, 0] and out["winner"] is None
+    assert out["state"]["line"][:4] == ["Hookipa", "Eepo", "Nui", "Lokahi"]
+    assert run.stdout.count("\n") == 1  # exactly one JSON object
+
+
+def test_rulebook_example_prints_the_rulebook_scores() -> None:
+    import tempfile
+
+    from pi_app.cli import example_record
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(Path(tmp), example_record("topple"))
+        out = json.loads(tikiboard("replay", path, "--json").stdout)
+        assert out["scores"] == [5, 7, 11, 2]
+        human = tikiboard("replay", path)
+        assert human.returncode == 0
+        assert "player 0: 5, player 1: 7, player 2: 11, player 3: 2" in human.stdout
+
+
+def test_illegal_move_exits_1_and_locates_it(tmp_path: Path) -> None:
+    run = tikiboard("replay", write(tmp_path, topple(["up1 Nani", "toast", "up3 Kapu"])),
+                    "--json")
+    assert run.returncode == 1
+    out = json.loads(run.stdout)
+    assert out["ok"] is False and out["finished"] is False
+    assert out["error"]["round"] == 0 and out["error"]["move"] == 1
+    assert out["error"]["text"] == "toast"
+    assert "first turn" in out["error"]["reason"]
+    assert out["state"]["turn"] == 1 and out["state"]["line"][5] == "Nani"  # before the error
+
+
+def test_illegal_move_human_output(tmp_path: Path) -> None:
+    run = tikiboard("replay", write(tmp_path, topple(["up3 Kapu"])))
+    assert run.returncode == 1
+    assert "illegal move at round 0, move 0: 'up3 Kapu'" in run.stdout
+    assert "Kapu is 2nd in line" in run.stdout
+
+
+@pytest.mark.parametrize("content", [
+    "not json at all {",
+    "[1, 2, 3]",
+    json.dumps({"rounds": []}),
+    json.dumps({"game": "chess"}),
+    json.dumps({"game": "topple"}),
+    json.dumps({"game": "topple", "rounds": [{"line": LINE[:3], "cards": CARDS}]}),
+    json.dumps({"game": "topple", "rounds": [{"line": LINE, "cards": CARDS, "moves": [7]}]}),
+    json.dumps({"game": "topple", "options": {"players": 9},
+                "rounds": [{"line": LINE, "cards": CARDS}]}),
+    "\u00ff\u00fe garbage",
+    "[" * 100_000,
+])
+def test_malformed_records_exit_2_with_one_line_and_no_traceback(tmp_path: Path,
+                                                                 content: str) -> None:
+    run = tikiboard("replay", write(tmp_path, content), "--json")
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("tikiboard: ")
+
+
+def test_missing_and_binary_files_exit_2(tmp_path: Path) -> None:
+    missing = tikiboard("replay", str(tmp_path / "nope.tiki.json"))
+    assert missing.returncode == 2 and "No such file" in missing.stderr
+    binary = tmp_path / "bin.tiki.json"
+    binary.write_bytes(b"\x80\x81\xff\x00")
+    run = tikiboard("replay", str(binary))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+
+
+def test_demo_runs() -> None:
+    run = tikiboard("demo", "--game", "topple")
+    assert run.returncode == 0, run.stderr
+    assert "Lokahi" in run.stdout
