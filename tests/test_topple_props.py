@@ -124,3 +124,15 @@ def test_move_text_parses_back_to_the_same_move(game: tuple[int, int], data: Any
         text = GAME.move_text(state, move)
         assert GAME.parse_move(state, text) == move
         assert GAME.parse_move(state, text.upper()) == move
+
+
+@settings(max_examples=20, deadline=None)
+@given(games)
+def test_random_move_draws_every_legal_move_and_nothing_else(game: tuple[int, int]) -> None:
+    seed, players = game
+    _, states = play_game(seed, players)
+    rng = random.Random(seed)
+    for state in [s for s in states if s.turn is not None][::7]:
+        legal = GAME.legal_moves(state)
+        drawn = {GAME.random_move(state, rng) for _ in range(40 * len(legal))}
+        assert drawn == set(legal)

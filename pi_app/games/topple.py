@@ -51,6 +51,7 @@ CARD_NAMES = {
     "topple": "Tiki Topple", "toast": "Tiki Toast",
 }
 _UP = {"up1": 1, "up2": 2, "up3": 3}
+_CARD_INDEX = {card: i for i, card in enumerate(CARDS)}
 #: A hand as counts in ``CARDS`` order: 2 players keep all seven cards, 3-4 drop one Up 1.
 HAND_2P: tuple[int, ...] = (2, 1, 1, 1, 2)
 HAND_34P: tuple[int, ...] = (1, 1, 1, 1, 2)
@@ -183,6 +184,31 @@ class ToppleGame(Game[ToppleState, Move]):
             moves.append(TOAST)
         return moves
 
+    def random_move(self, state: ToppleState, rng: random.Random) -> Move:
+        """A uniform draw from :meth:`legal_moves` without building the list (random play)."""
+        player = state.turn
+        if player is None:
+            raise IllegalMove("Nobody is to move: the round is over.")
+        hand = state.hands[player]
+        line = state.line
+        n = len(line)
+        counts = (
+            n - 1 if hand[0] else 0,
+            n - 2 if hand[1] else 0,
+            n - 3 if hand[2] else 0,
+            (n if state.table.topple_bottom else n - 1) if hand[3] else 0,
+            1 if hand[4] and state.opened[player] else 0,
+        )
+        pick = rng.randrange(sum(counts))
+        for card, count in zip(CARDS, counts, strict=True):
+            if pick < count:
+                if card == "toast":
+                    return TOAST
+                return _MOVES[card, line[pick + _UP.get(card, 0)] if card != "topple"
+                              else line[pick]]
+            pick -= count
+        raise AssertionError("unreachable: pick is below the sum of the counts")
+
     def apply(self, state: ToppleState, move: Move) -> ToppleState:
         player = state.turn
         if player is None:
@@ -190,10 +216,9 @@ class ToppleGame(Game[ToppleState, Move]):
                 raise IllegalMove("The game is over: no more cards are played.")
             raise IllegalMove("The round is over: no more cards are played this round.")
         card = move.card
-        try:
-            index = CARDS.index(card)
-        except ValueError:
-            raise IllegalMove(f"There is no action card called {card!r}.") from None
+        index = _CARD_INDEX.get(card)
+        if index is None:
+            raise IllegalMove(f"There is no action card called {card!r}.")
         hand = state.hands[player]
         if not hand[index]:
             raise IllegalMove(f"Player {player} has no {CARD_NAMES[card]} card left this round.")
