@@ -1,0 +1,65 @@
+"""What the sensing hardware tells the Pi: the one vocabulary shared by every sensor source.
+
+The serial link (firmware), the direct-GPIO path, the simulator and recorded traces all produce
+these events, so the tracker never knows which one it listens to. They speak in hardware terms
+(reader channel, presence-sensor number, button name); the board geometry maps them to cells.
+Times ``t`` are seconds on the host's monotonic clock (a trace or the simulator uses its own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TagsSeen:
+    """Reader ``reader`` finished a scan and saw exactly ``tags`` (upper-case hex UIDs).
+
+    A reader reports a set: stacked tags come without their order, and a tag in a stack may be
+    missed in one scan. The firmware reports a tag's absence only after several clean misses.
+    """
+
+    t: float
+    reader: int
+    tags: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceChanged:
+    """Presence sensor ``sensor`` (reed or hall under a cell) changed to ``present``."""
+
+    t: float
+    sensor: int
+    present: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A full picture: every reader's tags and every presence sensor, by index.
+
+    Sent periodically and after a sequence gap, so a lost change event heals by itself.
+    """
+
+    t: float
+    tags: tuple[frozenset[str], ...]
+    presence: tuple[bool, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    """A player button (``"ok"``, ``"back"``, ...) was pressed."""
+
+    t: float
+    button: str
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStatus:
+    """The sensor link went up or down (unplugged, version mismatch, silent), with why."""
+
+    t: float
+    up: bool
+    detail: str
+
+
+SensorEvent = TagsSeen | PresenceChanged | Snapshot | ButtonPressed | LinkStatus
