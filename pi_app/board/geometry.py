@@ -37,6 +37,8 @@ class Cell:
     reader: int | None
     presence: int | None
     leds: tuple[int, ...]
+    presence_piece: str | None = None
+    """For a cell sensed by presence alone: the piece that stands there (Manami's shaman)."""
 
 
 @dataclass(frozen=True)
@@ -156,9 +158,14 @@ def parse_geometry(data: Any, source: str = "geometry") -> Geometry:
         for led in leds:
             _channel(led, lambda why, k=f"{key}.leds": fail(k, why))
             claim("led", led, name, f"{key}.leds")
+        presence_piece = raw.get("presence_piece")
+        if presence_piece is not None and (not isinstance(presence_piece, str) or reader is not None
+                                           or presence is None):
+            raise fail(f"{key}.presence_piece",
+                       "names the piece of a cell sensed by presence alone (no reader)")
         cells.append(Cell(name, kind, _pair(raw.get("center_mm"), fail, f"{key}.center_mm"),
                           _pair(raw.get("size_mm"), fail, f"{key}.size_mm"),
-                          reader, presence, tuple(leds)))
+                          reader, presence, tuple(leds), presence_piece))
     status: dict[str, tuple[int, ...]] = {}
     raw_status = data.get("status_leds", {})
     if not isinstance(raw_status, dict):

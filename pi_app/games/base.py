@@ -127,6 +127,23 @@ class Game(abc.ABC, Generic[S, M]):
     def expected_view(self, state: S) -> View:
         """What ideal sensors would read for ``state``."""
 
+    def placement_view(self, state: S, move: M) -> View:
+        """What ideal sensors read once a player has made ``move`` by hand, before any follow-up
+        the rules then demand (removing pieces a TacTiki fight defeated, clearing an influenced
+        Tiki village). The default is the view after the move: no follow-up.
+        """
+        return self.expected_view(self.apply(state, move))
+
+    def transit_views(self, state: S, move: M) -> list[View]:
+        """Views the board may pass through while a player makes ``move`` by hand (the start
+        and the placement view excluded): a tiki bubbling up one slot at a time, a totem
+        dropping its tokens one by one, the first step of a two-step turn.
+
+        Move inference waits instead of accepting a move whose view is on the way to another
+        legal move. The default, no views, says the move is made in one motion.
+        """
+        return []
+
     # -- records ---------------------------------------------------------------------------------
     @abc.abstractmethod
     def record_segments(self, record: JSON) -> list[Segment[S]]:

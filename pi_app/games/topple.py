@@ -354,8 +354,33 @@ class ToppleGame(Game[ToppleState, Move]):
 
     # -- sensors ---------------------------------------------------------------------------------
     def expected_view(self, state: ToppleState) -> View:
+        return _slots_view(state.line)
+
+    def transit_views(self, state: ToppleState, move: Move) -> list[View]:
+        """A tiki on its way: bubbled one slot at a time, or lifted while the others shift.
+
+        Players make an Up or a Topple either by lifting the tiki and shifting the others one
+        by one, or by swapping it with its neighbour repeatedly; both leave views that must not
+        be mistaken for a finished move (an Up 1 is the first swap of an Up 2, and of a Topple
+        of the tiki above).
+        """
         line = state.line
-        return {slot: (line[i],) if i < len(line) else () for i, slot in enumerate(SLOTS)}
+        if move.card == "toast" or move.tiki is None or move.tiki not in line:
+            return []
+        pos = line.index(move.tiki)
+        target = len(line) - 1 if move.card == "topple" else pos - _UP[move.card]
+        rest = [t for t in line if t != move.tiki]
+        views: list[View] = []
+        step = 1 if target > pos else -1
+        for k in range(pos, target + step, step):
+            gap: list[str | None] = list(rest)
+            gap.insert(k, None)
+            views.append(_slots_view(gap))           # lifted, the gap has moved to slot k
+            if k != pos and k != target:
+                bubbled = list(rest)
+                bubbled.insert(k, move.tiki)
+                views.append(_slots_view(bubbled))   # swapped as far as slot k
+        return views
 
     # -- set-up ----------------------------------------------------------------------------------
     def new_game(self, rng: random.Random, options: JSON | None = None) -> ToppleState:
@@ -416,6 +441,12 @@ class ToppleGame(Game[ToppleState, Move]):
         else:
             rows.append(f"  player {state.turn} to play")
         return "\n".join(rows)
+
+
+def _slots_view(line: Sequence[str | None]) -> View:
+    """The nine slots from the top; ``None`` in ``line`` is a gap a lifted tiki left."""
+    return {slot: (tiki,) if (tiki := line[i] if i < len(line) else None) else ()
+            for i, slot in enumerate(SLOTS)}
 
 
 # -- rounds ---------------------------------------------------------------------------------------

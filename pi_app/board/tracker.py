@@ -1,0 +1,205 @@
+"""The tracker: from a noisy stream of sensor events to what is on each cell now.
+
+The hardware reports per reader channel and per presence sensor; the tracker maps them to cells
+through the geometry and to pieces through the tag registry, and keeps one current
+:class:`Observation`. Three kinds of noise are handled here, so inference can compare clean
+pictures with engine views:
+
+* **Missed tags.** A reader can miss a tag in a stack for a scan or several. A tag that stops
+  being reported on a cell whose presence sensor still says "occupied" stays in the picture for
+  ``miss_grace`` seconds (DESIGN.md: a tag that was in a cell stays there until the presence
+  sensor or a later reading says otherwise). It leaves at once when the cell goes empty or the
+  tag turns up elsewhere.
+* **Presence flicker.** A presence sensor must hold "empty" for ``presence_debounce`` seconds
+  before the tracker believes it (a reed contact chatters when a piece slides over it).
+* **Unknown tags.** A UID the registry does not know is kept apart, on its cell, so the referee
+  can say "unknown piece on c3" instead of crashing or ignoring it.
+
+The tracker has no clock of its own: every call passes the time. It is pure bookkeeping, fast
+enough to run on every event (a few microseconds per event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from pi_app.board.geometry import Geometry
+from pi_app.board.registry import TagRegistry
+from pi_app.hw.events import (
+    ButtonPressed,
+    LinkStatus,
+    PresenceChanged,
+    SensorEvent,
+    Snapshot,
+    TagsSeen,
+)
+
+#: What is on each cell, comparable with an engine view: cell -> sorted piece names.
+ViewKey = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The tracker's picture of the board at one moment."""
+
+    t: float
+    pieces: Mapping[str, tuple[str, ...]]
+    """Cell -> the registered pieces on it, sorted (sensors see sets, never stack order)."""
+    unknown: Mapping[str, tuple[str, ...]]
+    """Cell -> UIDs on it that the registry does not know."""
+    inconsistent: tuple[str, ...]
+    """Cells whose presence sensor disagrees with the tags read there (a read is missing)."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every cell's sensors agree and every tag is known."""
+        return not self.inconsistent and not self.unknown
+
+    def key(self, cells: Iterable[str]) -> ViewKey:
+        """The picture of ``cells`` as a hashable key, for comparing with engine views."""
+        pieces = self.pieces
+        return tuple((c, pieces.get(c, ())) for c in cells)
+
+
+def view_key(view: Mapping[str, tuple[str, ...]], cells: Iterable[str]) -> ViewKey:
+    """An engine view as the key sensors would produce for it (order inside a cell dropped)."""
+    return tuple((c, tuple(sorted(view.get(c, ())))) for c in cells)
+
+
+class Tracker:
+    """Keeps the current picture of one board from its sensor events."""
+
+    def __init__(self, geometry: Geometry, registry: TagRegistry, *,
+                 miss_grace: float = 0.6, presence_debounce: float = 0.08) -> None:
+        self.geometry = geometry
+        self.registry = registry
+        self.miss_grace = miss_grace
+        self.presence_debounce = presence_debounce
+        self._seen: dict[str, frozenset[str]] = {}       # cell -> UIDs its reader reports
+        self._sticky: dict[str, dict[str, float]] = {}   # cell -> UID -> kept until
+        self._present: dict[str, bool] = {}              # cell -> believed presence
+        self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
+        self.last_change = 0.0
+        self.link_up = True
+        self.unrouted = 0  # events for channels the geometry does not use
+
+    # -- input -----------------------------------------------------------------------------------
+    def feed(self, event: SensorEvent) -> bool:
+        """Take one event; True when the picture may have changed."""
+        if isinstance(event, TagsSeen):
+            return self._tags(event.t, event.reader, event.tags)
+        if isinstance(event, PresenceChanged):
+            return self._presence(event.t, event.sensor, event.present)
+        if isinstance(event, Snapshot):
+            changed = False
+            for reader, tags in enumerate(event.tags):
+                changed |= self._tags(event.t, reader, tags)
+            for sensor, present in enumerate(event.presence):
+                changed |= self._presence(event.t, sensor, present)
+            return changed
+        if isinstance(event, LinkStatus):
+            self.link_up = event.up
+            return False
+        if isinstance(event, ButtonPressed):
+            return False
+        raise TypeError(f"not a sensor event: {event!r}")
+
+    def _tags(self, t: float, reader: int, tags: frozenset[str]) -> bool:
+        cell = self.geometry.cell_of_reader(reader)
+        if cell is None:
+            self.unrouted += 1
+            return False
+        name = cell.name
+        old = self._seen.get(name, frozenset())
+        if tags == old:
+            return False
+        self._seen[name] = tags
+        sticky = self._sticky.setdefault(name, {})
+        for uid in tags:
+            sticky.pop(uid, None)
+            for other, kept in self._sticky.items():  # a tag read here has left other cells
+                if other != name:
+                    kept.pop(uid, None)
+        if cell.presence is not None and self._present.get(name, False):
+            for uid in old - tags:
+                sticky[uid] = t + self.miss_grace
+        self.last_change = t
+        return True
+
+    def _presence(self, t: float, sensor: int, present: bool) -> bool:
+        cell = self.geometry.cell_of_presence(sensor)
+        if cell is None:
+            self.unrouted += 1
+            return False
+        name = cell.name
+        if present:
+            self._empty_since.pop(name, None)
+            if not self._present.get(name, False):
+                self._present[name] = True
+                self.last_change = t
+                return True
+            return False
+        if self._present.get(name, False) and name not in self._empty_since:
+            self._empty_since[name] = t
+            return True  # not believed yet: poll() will settle it
+        return False
+
+    def poll(self, now: float) -> bool:
+        """Apply what time alone decides (debounced emptiness, expired misses)."""
+        changed = False
+        for name, since in list(self._empty_since.items()):
+            if now - since >= self.presence_debounce:
+                del self._empty_since[name]
+                self._present[name] = False
+                self._sticky.pop(name, None)  # the cell is empty: no tag is hiding in it
+                self.last_change = max(self.last_change, since + self.presence_debounce)
+                changed = True
+        for sticky in self._sticky.values():
+            for uid, until in list(sticky.items()):
+                if now >= until:
+                    del sticky[uid]
+                    self.last_change = max(self.last_change, until)
+                    changed = True
+        return changed
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`poll` next has something to decide (None: nothing pending)."""
+        times = [since + self.presence_debounce for since in self._empty_since.values()]
+        times += [until for sticky in self._sticky.values() for until in sticky.values()]
+        return min(times, default=None)
+
+    # -- output ----------------------------------------------------------------------------------
+    def observation(self, now: float) -> Observation:
+        """The current picture (call :meth:`poll` first to apply time-based changes)."""
+        pieces: dict[str, tuple[str, ...]] = {}
+        unknown: dict[str, tuple[str, ...]] = {}
+        inconsistent: list[str] = []
+        lookup = self.registry.lookup
+        for cell in self.geometry.cells:
+            name = cell.name
+            uids = set(self._seen.get(name, ()))
+            uids.update(self._sticky.get(name, ()))
+            known = []
+            strangers = []
+            for uid in uids:
+                piece = lookup(uid)
+                if piece is None:
+                    strangers.append(uid)
+                else:
+                    known.append(piece)
+            if cell.presence_piece is not None and self._present.get(name, False):
+                known.append(cell.presence_piece)
+            if known:
+                pieces[name] = tuple(sorted(known))
+            if strangers:
+                unknown[name] = tuple(sorted(strangers))
+            if cell.presence is not None and cell.reader is not None:
+                present = self._present.get(name, False) or name in self._empty_since
+                if present != bool(uids):
+                    inconsistent.append(name)
+        return Observation(now, pieces, unknown, tuple(inconsistent))
+
+    def presence(self, cell: str) -> bool:
+        """Believed presence on ``cell`` (False for a cell without a sensor)."""
+        return self._present.get(cell, False)
