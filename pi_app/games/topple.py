@@ -371,6 +371,8 @@ class ToppleGame(Game[ToppleState, Move]):
         target = len(line) - 1 if move.card == "topple" else pos - _UP[move.card]
         rest = [t for t in line if t != move.tiki]
         views: list[View] = []
+        if move.card == "topple":  # the bottom tiki lifted first to make room: a Toast's view
+            views.append(_slots_view(line[:-1]))
         step = 1 if target > pos else -1
         for k in range(pos, target + step, step):
             gap: list[str | None] = list(rest)

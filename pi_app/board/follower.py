@@ -1,0 +1,396 @@
+"""The follower: one game on one physical board, from sensor events to accepted moves.
+
+It owns the engine state and its history, the tracker and the inference position, and turns
+events (and the passing of time) into :class:`Outcome` s: a move accepted, a question for the
+players, guidance to fix the board. It stores nothing and lights nothing: the referee records
+each accepted move before it confirms it, and renders the outcomes on LEDs and screen.
+
+Timing (all in seconds, passed in by the caller; nothing here reads a clock):
+
+* ``settle``: how long a picture must stay still before an ambiguous, incomplete or possibly
+  unfinished move is accepted or asked about. A complete, unambiguous, finished move does not
+  wait at all.
+* ``settle_long``: the same for a move whose picture is also a moment in the middle of another
+  legal move (Topple's Toast lifts the bottom tiki, and so does the start of many a Topple).
+  Should a hand still rest longer than that mid-move, the follower revises: while the board
+  shows a legal result of the position before the last move, and nothing explains it from the
+  new position, the last move is replaced (:class:`MoveRevised`).
+* ``settle_removal``: the same for a move that only takes pieces off the board (Topple's Toast),
+  which a knocked piece held for a moment would fake.
+* ``grace``: how long an unexplained picture may last before it is shown as a mismatch (hands
+  are still moving; a knocked piece is put back).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_app.board.geometry import Geometry
+from pi_app.board.inference import Decision, Fix, Option, Position, Verdict, guidance
+from pi_app.board.registry import TagRegistry
+from pi_app.board.tracker import Observation, Tracker, ViewKey
+from pi_app.games.base import Game
+from pi_app.hw.events import ButtonPressed, SensorEvent
+
+#: How many earlier positions a takeback can return to.
+TAKEBACK_DEPTH = 12
+#: Timers fire at exactly ``last change + settle``; float sums may land a hair short of it.
+_EPSILON = 1e-6
+
+
+# -- outcomes -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MoveAccepted:
+    t: float
+    text: str
+    player: int | None
+    state: Any
+    since_rest: float
+    """Seconds from the board's last change to the acceptance (the settle cost)."""
+
+
+@dataclass(frozen=True)
+class MoveRevised:
+    """The last accepted move was the middle of another: ``text`` replaces ``replaced``."""
+
+    t: float
+    replaced: str
+    text: str
+    state: Any
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A question: ``kind`` is ``ambiguous`` (which move?), ``takeback`` (take back?) or
+    ``decision`` (a choice the sensors cannot see, such as the order of two villages)."""
+
+    t: float
+    kind: str
+    options: tuple[str, ...]
+    selected: int = 0
+    plies: int = 0
+
+
+@dataclass(frozen=True)
+class PromptCleared:
+    t: float
+
+
+@dataclass(frozen=True)
+class Guidance:
+    """The board differs from the position: ``kind`` is ``follow_up`` (the rules demand it:
+    remove defeated pieces, clear a village) or ``mismatch`` (a wrong or unfinished move)."""
+
+    t: float
+    kind: str
+    fixes: tuple[Fix, ...]
+
+
+@dataclass(frozen=True)
+class InSync:
+    """The board matches the position again."""
+
+    t: float
+
+
+@dataclass(frozen=True)
+class TakenBack:
+    t: float
+    plies: int
+    state: Any
+
+
+Outcome = MoveAccepted | MoveRevised | Prompt | PromptCleared | Guidance | InSync | TakenBack
+
+
+@dataclass
+class _Asking:
+    kind: str
+    key: ViewKey
+    options: tuple[Option, ...] = ()
+    plies: int = 0
+    selected: int = 0
+
+
+@dataclass
+class Follower:
+    """Follows one game on one board."""
+
+    game: Game[Any, Any]
+    state: Any
+    geometry: Geometry
+    registry: TagRegistry
+    settle: float = 0.25
+    settle_long: float = 0.7
+    settle_removal: float = 1.5
+    grace: float = 1.2
+    history: list[tuple[Any, str]] = field(default_factory=list)
+    """(state before, move text) for every accepted move, oldest first."""
+
+    def __post_init__(self) -> None:
+        self.tracker = Tracker(self.geometry, self.registry)
+        self.cells = tuple(self.game.expected_view(self.state))
+        self.position = self._build(self.state)
+        self._asking: _Asking | None = None
+        self._shown: tuple[str, ViewKey] | None = None  # the guidance on show, and for what
+        self._follow_up: ViewKey | None = None          # placement of a move still being tidied
+        self._previous: tuple[Position, Option] | None = None  # a last move that may be revised
+        self._guide_now = False  # after an undo by button, show the way back at once
+        self._undone: ViewKey | None = None  # the picture of a move undone by button
+
+    def start(self, now: float) -> list[Outcome]:
+        """Outcomes due before anything moves: a forced or button-only decision."""
+        return self._decisions(now)
+
+    def _decisions(self, now: float) -> list[Outcome]:
+        """Decisions the sensors cannot see (Manami's ``resolve``, ``shaman stay``, a forced
+        ``pass``) are asked for at once, or taken when there is no choice at all."""
+        silent = self.position.by_placement.get(self.position.here, [])
+        if not silent:
+            return []
+        physical = len(self.position.by_placement) > 1
+        if len(silent) == 1 and not physical:
+            return self._accept(silent[0], now)
+        self._asking = _Asking("decision", self.position.here, tuple(silent))
+        return [self._prompt(now)]
+
+    # -- input -----------------------------------------------------------------------------------
+    def feed(self, event: SensorEvent, now: float) -> list[Outcome]:
+        """Take one event at time ``now``."""
+        if isinstance(event, ButtonPressed):
+            return self.press(event.button, now)
+        self.tracker.feed(event)
+        return self.tick(now)
+
+    def tick(self, now: float) -> list[Outcome]:
+        """Let time pass: settle and grace timers, expiring missed tags."""
+        self.tracker.poll(now)
+        return self._evaluate(now)
+
+    def next_deadline(self, now: float) -> float | None:
+        """The next time after ``now`` when :meth:`tick` may have something to say."""
+        last = self.tracker.last_change
+        times = [self.tracker.next_deadline(), last + self.settle, last + self.settle_long,
+                 last + self.settle_removal, last + self.grace, last + 2 * self.grace]
+        return min((t for t in times if t is not None and t > now), default=None)
+
+    def press(self, button: str, now: float) -> list[Outcome]:
+        """A player button: ``ok`` confirms, ``menu`` cycles the choices, ``back`` cancels a
+        question or, with none open, takes the last move back."""
+        asking = self._asking
+        if asking is None:
+            if button == "back" and self.history:
+                self._undone = self.tracker.observation(now).key(self.cells)
+                return self._take_back(1, now)
+            return []
+        if button == "menu":
+            count = len(asking.options) if asking.options else 1
+            asking.selected = (asking.selected + 1) % max(count, 1)
+            return [self._prompt(now)]
+        if button == "back":
+            if asking.kind == "decision":
+                return []  # the rules demand an answer
+            self._asking = None
+            return [PromptCleared(now)]
+        if button == "ok":
+            self._asking = None
+            if asking.kind == "takeback":
+                return [PromptCleared(now), *self._take_back(asking.plies, now)]
+            return [PromptCleared(now), *self._accept(asking.options[asking.selected], now)]
+        return []
+
+    def choose(self, card: str, now: float) -> list[Outcome]:
+        """Answer an ambiguity with a card (its first word, e.g. ``up1``), as a card tap does."""
+        asking = self._asking
+        if asking is None or asking.kind != "ambiguous":
+            return []
+        for option in asking.options:
+            if option.text.split()[0] == card:
+                self._asking = None
+                return [PromptCleared(now), *self._accept(option, now)]
+        return []
+
+    # -- the decision ----------------------------------------------------------------------------
+    def observation(self, now: float) -> Observation:
+        return self.tracker.observation(now)
+
+    def decide(self, now: float) -> Decision:
+        """Classify the current picture (for diagnostics and benchmarks)."""
+        return self.position.classify(self.tracker.observation(now))
+
+    def _evaluate(self, now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for _ in range(8):  # a fast hand may finish two things between two looks
+            observation = self.tracker.observation(now)
+            key = observation.key(self.cells)
+            quiet = now - self.tracker.last_change + _EPSILON  # deadlines land exactly
+            step = self._step(observation, key, quiet, now)
+            out += step
+            if not any(isinstance(o, MoveAccepted | TakenBack) for o in step):
+                break
+        self._pad(observation, now, out)
+        return out
+
+    def _step(self, observation: Observation, key: ViewKey, quiet: float,
+              now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        if self._asking is not None:
+            if key == self._asking.key:
+                return out
+            if self._asking.kind == "decision" and key == self.position.here:
+                return out
+            self._asking = None
+            out.append(PromptCleared(now))
+        decision = self.position.classify(observation)
+        if self._undone is not None:
+            if key == self._undone:  # the move just undone by button, still on the board
+                decision = Decision(Verdict.UNKNOWN)
+            else:
+                self._undone = None
+        verdict = decision.verdict
+        if verdict is Verdict.UNCHANGED:
+            self._follow_up = None
+            self._guide_now = False
+            if quiet >= self.settle_long:
+                self._previous = None  # the last move has come to rest: it stands
+            if self._shown is not None and not observation.unknown:
+                self._shown = None
+                out.append(InSync(now))
+            elif observation.unknown:
+                out += self._guide("mismatch", observation, key, now)
+            return out
+        if verdict is Verdict.MOVE:
+            return out + self._accept(decision.options[0], now, quiet)
+        if verdict is Verdict.SETTLING:
+            option = decision.options[0]
+            if quiet >= self._rest_needed(option):
+                return out + self._accept(option, now, quiet)
+            return out
+        if verdict is Verdict.AMBIGUOUS:
+            if quiet >= self.settle:
+                self._asking = _Asking("ambiguous", key, decision.options)
+                out.append(self._prompt(now))
+            return out
+        if verdict is Verdict.TAKEBACK:
+            if quiet >= self.settle:
+                self._asking = _Asking("takeback", key, plies=decision.plies)
+                out.append(self._prompt(now))
+            return out
+        revised = self._revise(observation, quiet, now)
+        if revised:
+            return out + revised
+        if self._follow_up is not None and _between(observation, self.position.here,
+                                                    self._follow_up):
+            return out + self._guide("follow_up", observation, key, now)
+        waited = self.grace * (2 if verdict is Verdict.IN_PROGRESS else 1)
+        if quiet >= waited or self._guide_now:
+            out += self._guide("mismatch", observation, key, now)
+        return out
+
+    def _guide(self, kind: str, observation: Observation, key: ViewKey,
+               now: float) -> list[Outcome]:
+        if self._shown == (kind, key):
+            return []
+        self._shown = (kind, key)
+        target = self.game.expected_view(self.state)
+        return [Guidance(now, kind, tuple(guidance(observation, target, self.geometry,
+                                                     self.cells)))]
+
+    def _prompt(self, now: float) -> Prompt:
+        asking = self._asking
+        assert asking is not None
+        if asking.kind == "takeback":
+            return Prompt(now, "takeback", (f"take back {asking.plies} move(s)",), 0,
+                          asking.plies)
+        return Prompt(now, asking.kind, tuple(o.text for o in asking.options), asking.selected)
+
+    def _pad(self, observation: Observation, now: float, out: list[Outcome]) -> None:
+        """A card tapped on a pad answers an open ambiguity (``action:up1`` means Up 1)."""
+        if self._asking is None or self._asking.kind != "ambiguous":
+            return
+        for cell in self.geometry.names("pad"):
+            for piece in observation.pieces.get(cell, ()):
+                if piece.startswith("action:"):
+                    out += self.choose(piece.removeprefix("action:"), now)
+                    return
+
+    def _rest_needed(self, option: Option) -> float:
+        """How long the board must rest before ``option`` is accepted without asking."""
+        if option.lifts_only:
+            return self.settle_removal
+        return self.settle_long if option.extendable else self.settle
+
+    def _revise(self, observation: Observation, quiet: float, now: float) -> list[Outcome]:
+        """Replace the last move when the board, unexplained now, shows another legal result
+        of the position before it (the last move was only the middle of that one)."""
+        if self._previous is None:
+            return []
+        previous, accepted = self._previous
+        decision = previous.classify(observation)
+        if decision.verdict not in (Verdict.MOVE, Verdict.SETTLING):
+            return []
+        option = decision.options[0]
+        if option.state == accepted.state:
+            return []
+        if decision.verdict is Verdict.SETTLING and quiet < self._rest_needed(option):
+            return []
+        self.history.pop()
+        self.state = option.state
+        self.history.append((previous.state, option.text))
+        self.position = self._build(self.state)
+        self._previous = None
+        self._follow_up = option.placement if option.has_follow_up else None
+        self._shown = None
+        return [MoveRevised(now, accepted.text, option.text, option.state), *self._decisions(now)]
+
+    # -- changing the position -------------------------------------------------------------------
+    def _accept(self, option: Option, now: float, quiet: float = 0.0) -> list[Outcome]:
+        player = self.game.to_move(self.state)
+        self._previous = (self.position, option) if option.extendable or option.lifts_only \
+            else None
+        self.history.append((self.state, option.text))
+        self.state = option.state
+        self.position = self._build(self.state)
+        self._follow_up = option.placement if option.has_follow_up else None
+        self._shown = None
+        return [MoveAccepted(now, option.text, player, option.state, quiet),
+                *self._decisions(now)]
+
+    def _take_back(self, plies: int, now: float) -> list[Outcome]:
+        plies = min(plies, len(self.history))
+        if plies == 0:
+            return []
+        self.state = self.history[-plies][0]
+        del self.history[-plies:]
+        self.position = self._build(self.state)
+        self._previous = None
+        self._guide_now = True
+        self._follow_up = None
+        self._shown = None
+        return [TakenBack(now, plies, self.state), *self._decisions(now)]
+
+    def _build(self, state: Any) -> Position:
+        earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH:])]
+        return Position.build(self.game, state, self.cells, earlier)
+
+    def reset(self, state: Any, history: Sequence[tuple[Any, str]] = ()) -> None:
+        """Follow ``state`` from now on (a new round, a resumed game)."""
+        self.state = state
+        self.history = list(history)
+        self.position = self._build(state)
+        self._asking = None
+        self._shown = None
+        self._follow_up = None
+        self._previous = None
+
+
+def _between(observation: Observation, final: ViewKey, placement: ViewKey) -> bool:
+    """True when every cell holds no less than ``final`` and no more than ``placement``."""
+    for (cell, want), (_, most) in zip(final, placement, strict=True):
+        have = Counter(observation.pieces.get(cell, ()))
+        if Counter(want) - have or have - Counter(most):
+            return False
+    return True

@@ -1,0 +1,204 @@
+"""Move inference: which legal move (if any) explains what the sensors see.
+
+Compare states, not move texts (DESIGN.md). For each engine position a :class:`Position` is
+built once, right after a move is accepted, while the players are still reaching for pieces: the
+sensor picture of every legal move's placement, of everything a move passes through on the way,
+and of the last few positions (takebacks). Classifying a stable picture is then one dictionary
+look-up, well inside the 1 ms budget.
+
+The verdicts, in the order they are tried:
+
+* ``UNCHANGED``: the board shows the current position.
+* ``MOVE``: exactly one resulting state explains the picture, the picture is complete, and it is
+  not on the way to another legal move: accept now (no settle wait).
+* ``SETTLING``: one resulting state explains it, but the picture is incomplete or could be the
+  middle of a longer action (an Up 1 is the first swap of an Up 2): accept once it stays still.
+* ``AMBIGUOUS``: several different states look alike to the sensors (Topple's Up 1 of the bottom
+  tiki and Topple of the tiki above it): ask, never guess.
+* ``TAKEBACK``: the board shows an earlier position: offer to take moves back.
+* ``IN_PROGRESS``: the picture is on the way to a legal move: wait.
+* ``UNKNOWN``: nothing explains it: a transient, or after a grace time a mismatch to guide.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pi_app.board.geometry import Geometry
+from pi_app.board.tracker import Observation, ViewKey, view_key
+from pi_app.games.base import Game, View
+
+
+@dataclass(frozen=True, eq=False)
+class Option:
+    """One legal move as the table sees it."""
+
+    move: Any
+    text: str
+    state: Any
+    placement: ViewKey
+    final: ViewKey
+    extendable: bool = False
+    """Its placement is also a moment in the middle of another legal move (a transit view),
+    so it is accepted only once the board has rested a while."""
+    lifts_only: bool = False
+    """The move only takes pieces off the board (Topple's Toast): a knocked piece held for a
+    moment looks the same, so it is accepted only once the board has rested longer."""
+
+    @property
+    def has_follow_up(self) -> bool:
+        """True when the rules demand more handling after the move (removals)."""
+        return self.placement != self.final
+
+
+class Verdict(enum.Enum):
+    UNCHANGED = "unchanged"
+    MOVE = "move"
+    SETTLING = "settling"
+    AMBIGUOUS = "ambiguous"
+    IN_PROGRESS = "in progress"
+    TAKEBACK = "takeback"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    options: tuple[Option, ...] = ()
+    plies: int = 0
+
+
+@dataclass
+class Position:
+    """Everything inference needs about one engine state, computed once."""
+
+    game: Game[Any, Any]
+    state: Any
+    cells: tuple[str, ...]
+    here: ViewKey
+    by_placement: dict[ViewKey, list[Option]] = field(default_factory=dict)
+    transit: dict[ViewKey, list[Option]] = field(default_factory=dict)
+    earlier: dict[ViewKey, int] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, game: Game[Any, Any], state: Any, cells: Sequence[str],
+              earlier_states: Sequence[Any] = ()) -> Position:
+        """Precompute the pictures of every legal move; ``earlier_states`` newest first."""
+        cells = tuple(cells)
+        here = view_key(game.expected_view(state), cells)
+        position = cls(game, state, cells, here)
+        chosen: dict[Any, tuple[str, Any]] = {}  # resulting state -> (canonical text, move)
+        for move in game.legal_moves(state):
+            after = game.apply(state, move)
+            text = game.move_text(state, move)
+            if after not in chosen or text < chosen[after][0]:
+                chosen[after] = (text, move)
+        for after, (text, move) in chosen.items():
+            placement = view_key(game.placement_view(state, move), cells)
+            final = view_key(game.expected_view(after), cells)
+            lifts_only = all(Counter(p) <= Counter(h) for (_, p), (_, h)
+                             in zip(placement, here, strict=True))
+            option = Option(move, text, after, placement, final, lifts_only=lifts_only)
+            position.by_placement.setdefault(placement, []).append(option)
+            for view in game.transit_views(state, move):
+                key = view_key(view, cells)
+                if key not in (here, placement):
+                    position.transit.setdefault(key, []).append(option)
+        for placement, options in position.by_placement.items():
+            if placement in position.transit:
+                options[:] = [replace(o, extendable=True) for o in options]
+        for plies, earlier in enumerate(earlier_states, start=1):
+            key = view_key(game.expected_view(earlier), cells)
+            if key != here:
+                position.earlier.setdefault(key, plies)
+        return position
+
+    def classify(self, observation: Observation) -> Decision:
+        """The verdict on one picture of the board."""
+        key = observation.key(self.cells)
+        if key == self.here:
+            return Decision(Verdict.UNCHANGED)
+        options = self.by_placement.get(key)
+        if options:
+            if len(options) > 1:
+                return Decision(Verdict.AMBIGUOUS, tuple(options))
+            if observation.complete and not (options[0].extendable or options[0].lifts_only):
+                return Decision(Verdict.MOVE, tuple(options))
+            return Decision(Verdict.SETTLING, tuple(options))
+        plies = self.earlier.get(key)
+        if plies is not None:  # asked after a rest; a hand that moves on clears the question
+            return Decision(Verdict.TAKEBACK, plies=plies)
+        passing = self.transit.get(key)
+        if passing:
+            return Decision(Verdict.IN_PROGRESS, tuple(passing))
+        return Decision(Verdict.UNKNOWN)
+
+
+# -- guidance -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Fix:
+    """One thing a player must do to make the board right.
+
+    ``kind`` is ``move`` (take ``piece`` from ``cell`` to ``to``), ``remove`` (take ``piece`` off
+    ``cell``), ``place`` (put ``piece`` on ``cell``) or ``unknown`` (take the unregistered tag
+    ``piece`` off ``cell``).
+    """
+
+    kind: str
+    piece: str
+    cell: str
+    to: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "move":
+            return f"move {self.piece} from {self.cell} to {self.to}"
+        if self.kind == "remove":
+            return f"remove {self.piece} from {self.cell}"
+        if self.kind == "place":
+            return f"put {self.piece} on {self.cell}"
+        return f"remove the unknown tag {self.piece} from {self.cell}"
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        return (self.cell,) if self.to is None else (self.cell, self.to)
+
+
+def guidance(observation: Observation, target: View | Mapping[str, tuple[str, ...]],
+             geometry: Geometry, cells: Iterable[str], near: str | None = None) -> list[Fix]:
+    """What to do, piece by piece, to turn the observed board into ``target``; nearest first.
+
+    A piece that is extra on one cell and missing on another becomes one ``move`` (pairs chosen
+    nearest first); unknown tags come first, since nothing can be judged while they lie there.
+    """
+    extra: list[tuple[str, str]] = []
+    missing: list[tuple[str, str]] = []
+    for cell in cells:
+        want = Counter(target.get(cell, ()))
+        have = Counter(observation.pieces.get(cell, ()))
+        extra += [(cell, p) for p, n in (have - want).items() for _ in range(n)]
+        missing += [(cell, p) for p, n in (want - have).items() for _ in range(n)]
+    fixes = [Fix("unknown", uid, cell) for cell, uids in sorted(observation.unknown.items())
+             for uid in uids]
+    pairs = sorted((_distance(geometry, a, b), a, b, p)
+                   for a, p in set(extra) for b, q in set(missing) if p == q)
+    moves: list[Fix] = []
+    for _, a, b, p in pairs:  # nearest pairs first; each piece is paired once
+        if (a, p) in extra and (b, p) in missing:
+            extra.remove((a, p))
+            missing.remove((b, p))
+            moves.append(Fix("move", p, a, b))
+    rest = [Fix("remove", p, c) for c, p in extra] + [Fix("place", p, c) for c, p in missing]
+    ordered = moves + rest
+    if near is not None:
+        ordered.sort(key=lambda f: _distance(geometry, near, f.cell))
+    return fixes + ordered
+
+
+def _distance(geometry: Geometry, a: str, b: str) -> float:
+    (ax, ay), (bx, by) = geometry.cell(a).center_mm, geometry.cell(b).center_mm
+    return math.hypot(ax - bx, ay - by)

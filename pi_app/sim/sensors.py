@@ -1,0 +1,125 @@
+"""A sensor model: what the firmware reports while simulated hands move pieces.
+
+It follows the firmware's documented behaviour (``firmware/PROTOCOL.md``): readers are scanned
+round-robin, one every ``scan_period / readers`` seconds; a new tag is reported at the first scan
+that reads it; a tag is reported gone only after ``absent_after`` scans in a row miss it; presence
+sensors are debounced for ``presence_debounce`` seconds. Noise on top: each tag of a stack may be
+missed by a scan (``miss``, more likely the higher the stack), and a presence contact may chatter
+(``flicker``) when a piece lands or leaves.
+
+Scanning only happens while something is going on (from an action until ``quiet_after`` seconds
+after it): the model skips idle stretches, which keeps long soak runs fast. Misses during idle
+stretches would be of the same kind as those simulated while hands move.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pi_app.board.geometry import Cell, Geometry
+from pi_app.hw.events import PresenceChanged, SensorEvent, TagsSeen
+from pi_app.sim.hands import Action
+
+
+@dataclass
+class SensorModel:
+    geometry: Geometry
+    rng: random.Random
+    scan_period: float = 0.05
+    miss: float = 0.0
+    flicker: float = 0.0
+    absent_after: int = 3
+    presence_debounce: float = 0.02
+    quiet_after: float = 0.6
+    cells: dict[str, list[str]] = field(default_factory=dict)
+    _reported: dict[int, frozenset[str]] = field(default_factory=dict)
+    _misses: dict[tuple[int, str], int] = field(default_factory=dict)
+    _present: dict[int, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for cell in self.geometry.cells:
+            self.cells.setdefault(cell.name, [])
+        self._readers = [c for c in self.geometry.cells if c.reader is not None]
+        self._sensors = [c for c in self.geometry.cells if c.presence is not None]
+
+    def lay_out(self, cells: dict[str, list[str]], t: float) -> list[SensorEvent]:
+        """Start from this board (as a snapshot would report it); events for the host."""
+        self.cells = {name: list(uids) for name, uids in cells.items()}
+        events: list[SensorEvent] = []
+        for cell in self._readers:
+            assert cell.reader is not None
+            tags = frozenset(u for u in self.cells[cell.name] if u != cell.presence_piece)
+            self._reported[cell.reader] = tags
+            events.append(TagsSeen(t, cell.reader, tags))
+        for cell in self._sensors:
+            assert cell.presence is not None
+            present = bool(self.cells[cell.name])
+            self._present[cell.presence] = present
+            events.append(PresenceChanged(t, cell.presence, present))
+        return events
+
+    def run(self, actions: Iterable[Action]) -> list[SensorEvent]:
+        """The events the firmware sends while ``actions`` happen (sorted by time)."""
+        events: list[SensorEvent] = []
+        pending = sorted(actions, key=lambda a: a.t)
+        if not pending:
+            return events
+        step = self.scan_period / max(len(self._readers), 1)
+        t = pending[0].t
+        end = pending[-1].t + self.quiet_after
+        index = 0
+        slot = 0
+        while t <= end:
+            while index < len(pending) and pending[index].t <= t:
+                self._act(pending[index], events)
+                index += 1
+            if self._readers:
+                self._scan(self._readers[slot % len(self._readers)], t, events)
+                slot += 1
+            t += step
+        events.sort(key=lambda e: e.t)
+        return events
+
+    def _act(self, action: Action, events: list[SensorEvent]) -> None:
+        if action.cell is None:
+            return
+        stack = self.cells[action.cell]
+        before = bool(stack)
+        if action.put:
+            stack.append(action.uid)
+        elif action.uid in stack:
+            stack.remove(action.uid)
+        after = bool(stack)
+        cell = self.geometry.cell(action.cell)
+        if cell.presence is None or before == after:
+            return
+        t = action.t + self.presence_debounce
+        if self.rng.random() < self.flicker:  # the contact chatters past the debounce
+            events.append(PresenceChanged(t, cell.presence, after))
+            events.append(PresenceChanged(t + 0.01, cell.presence, before))
+            t += self.rng.uniform(0.02, 0.06)
+        events.append(PresenceChanged(t, cell.presence, after))
+        self._present[cell.presence] = after
+
+    def _scan(self, cell: Cell, t: float, events: list[SensorEvent]) -> None:
+        assert cell.reader is not None
+        stack = [u for u in self.cells[cell.name] if u != cell.presence_piece]
+        height = len(stack)
+        chance = self.miss * (1 + height) / 2 if height > 1 else self.miss / 2
+        read = {u for u in stack if self.rng.random() >= chance}
+        reported = set(self._reported.get(cell.reader, frozenset()))
+        for uid in read:
+            self._misses.pop((cell.reader, uid), None)
+        for uid in list(reported - read):
+            count = self._misses.get((cell.reader, uid), 0) + 1
+            self._misses[(cell.reader, uid)] = count
+            if count >= self.absent_after:
+                reported.discard(uid)
+                self._misses.pop((cell.reader, uid), None)
+        reported |= read
+        tags = frozenset(reported)
+        if tags != self._reported.get(cell.reader):
+            self._reported[cell.reader] = tags
+            events.append(TagsSeen(t, cell.reader, tags))

@@ -1,0 +1,346 @@
+"""A simulated table: players with simulated hands play whole games through the real follower.
+
+Each decision is made by hands on a :class:`PhysicalBoard`, seen through the :class:`SensorModel`
+and fed, event by event and in time order, to a :class:`Follower` (the same one the station
+runs). Players answer the follower's questions the way people at a table would: they press a
+button or tap a card to say which move they meant, confirm a takeback they intended, and fix the
+board when they are shown a mismatch. Players may also make deliberate illegal moves and take
+moves back.
+
+Every intended move is checked against what the follower accepted, so the run counts phantom
+moves (accepted, never made), missed moves (made, never accepted), illegal moves reported,
+mismatches raised and resolved, and the time each took. The accuracy script and the soak are
+this class run long; the tests run it short.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from pi_app.board.follower import (
+    Follower,
+    Guidance,
+    InSync,
+    MoveAccepted,
+    MoveRevised,
+    Outcome,
+    Prompt,
+    PromptCleared,
+    TakenBack,
+)
+from pi_app.board.geometry import Geometry
+from pi_app.board.registry import TagRegistry
+from pi_app.games.base import Game
+from pi_app.hw.events import ButtonPressed, SensorEvent
+from pi_app.sim.hands import Hands, Noise, PhysicalBoard
+from pi_app.sim.sensors import SensorModel
+
+
+@dataclass
+class TableStats:
+    """What a run measured."""
+
+    moves_made: int = 0
+    moves_accepted: int = 0
+    revised: int = 0
+    """Moves first accepted as the middle of another and then corrected (MoveRevised)."""
+    phantom: int = 0
+    missed: int = 0
+    illegal_made: int = 0
+    illegal_reported: int = 0
+    takebacks_made: int = 0
+    takebacks_done: int = 0
+    prompts: int = 0
+    mismatches_raised: int = 0
+    mismatches_resolved: int = 0
+    games: int = 0
+    longest_recovery: float = 0.0
+    accept_latency: list[float] = field(default_factory=list)
+    """Seconds from the last piece at rest to acceptance, for moves accepted without a question."""
+    decision_seconds: list[float] = field(default_factory=list)
+    """Wall-clock seconds the follower spent per event it was fed (the decision time)."""
+
+    def merge(self, other: TableStats) -> None:
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            if isinstance(value, list):
+                mine.extend(value)
+            elif name == "longest_recovery":
+                self.longest_recovery = max(mine, value)
+            else:
+                setattr(self, name, mine + value)
+
+
+@dataclass
+class Rates:
+    """How often players do something unusual, per move."""
+
+    illegal: float = 0.0
+    takeback: float = 0.0
+    tap_card: float = 0.5  # answer an ambiguity by tapping the card rather than buttons
+
+    @classmethod
+    def table(cls) -> Rates:
+        return cls(illegal=0.05, takeback=0.03)
+
+
+Listener = Callable[[SensorEvent | None, list[Outcome]], None]
+
+
+class SimTable:
+    """One board, one game, simulated players."""
+
+    def __init__(self, game: Game[Any, Any], geometry: Geometry, registry: TagRegistry,
+                 rng: random.Random, *, noise: Noise | None = None, rates: Rates | None = None,
+                 miss: float = 0.0, flicker: float = 0.0, scan_period: float = 0.05,
+                 state: Any = None, listener: Listener | None = None) -> None:
+        self.game = game
+        self.rng = rng
+        self.rates = rates or Rates()
+        self.state = state if state is not None else game.new_game(rng)
+        self.board = PhysicalBoard(geometry, registry)
+        self.hands = Hands(rng, noise)
+        self.sensors = SensorModel(geometry, rng, scan_period=scan_period, miss=miss,
+                                   flicker=flicker)
+        self.follower = Follower(game, self.state, geometry, registry)
+        self.stats = TableStats()
+        self.listener = listener
+        self.now = 0.0
+        self.accepted: list[MoveAccepted] = []
+        self.outcomes: list[Outcome] = []
+        self._mismatch_open = False
+        self._lay_out(self.state)
+
+    # -- the clock and the wire ------------------------------------------------------------------
+    def _deliver(self, events: list[SensorEvent]) -> None:
+        """Feed events in time order, ticking the follower at its deadlines in between."""
+        for event in events:
+            self._tick_until(event.t)
+            self.now = max(self.now, event.t)
+            self._take(event, partial(self.follower.feed, event, self.now))
+        self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
+
+    def _tick_until(self, until: float) -> None:
+        while True:
+            deadline = self.follower.next_deadline(self.now)
+            if deadline is None or deadline > until:
+                return
+            self.now = deadline
+            self._take(None, partial(self.follower.tick, self.now))
+
+    def _take(self, event: SensorEvent | None, call: Callable[[], list[Outcome]]) -> None:
+        start = time.perf_counter()
+        out = call()
+        if event is not None:
+            self.stats.decision_seconds.append(time.perf_counter() - start)
+        self.outcomes += out
+        for outcome in out:
+            if isinstance(outcome, MoveAccepted):
+                self.accepted.append(outcome)
+            elif isinstance(outcome, MoveRevised):
+                self.stats.revised += 1
+            elif isinstance(outcome, Prompt):
+                self.stats.prompts += 1
+            if isinstance(outcome, Guidance) and outcome.kind == "mismatch":
+                if not self._mismatch_open:
+                    self.stats.mismatches_raised += 1
+                    self._mismatch_open = True
+            elif (isinstance(outcome, InSync | MoveAccepted | TakenBack | MoveRevised)
+                  and self._mismatch_open):
+                self.stats.mismatches_resolved += 1
+                self._mismatch_open = False
+        if self.listener is not None:
+            self.listener(event, out)
+
+    def press(self, button: str) -> None:
+        self.now += self.rng.uniform(0.3, 1.0)
+        event = ButtonPressed(self.now, button)
+        self._take(event, partial(self.follower.feed, event, self.now))
+
+    def _lay_out(self, state: Any) -> None:
+        """Put the pieces of ``state`` on the board (a set-up), and tell the follower."""
+        self.board.set_view(self.game.expected_view(state))
+        self.now += 1.0
+        cells = {name: list(uids) for name, uids in self.board.cells.items()}
+        self.follower.reset(state)
+        for event in self.sensors.lay_out(cells, self.now):
+            self.follower.tracker.feed(event)
+        self.follower.tracker.poll(self.now + 1.0)
+        self.now += 1.0
+        self.outcomes += self.follower.start(self.now)
+
+    # -- players ---------------------------------------------------------------------------------
+    def _move_by_hand(self, target: Mapping[str, tuple[str, ...]],
+                      waypoints: list[Mapping[str, tuple[str, ...]]] | None = None) -> float:
+        start = self.now + self.rng.uniform(0.5, 2.0)
+        actions, rest = self.hands.change(self.board, target, start, waypoints or [])
+        self._deliver(self.sensors.run(actions))
+        return rest
+
+    def play_move(self, move: Any) -> None:
+        """Make ``move`` by hand and see it through: questions answered, follow-ups tidied."""
+        game, state = self.game, self.follower.state
+        intended = game.apply(state, move)
+        self.stats.moves_made += 1
+        before = len(self.accepted)
+        placement = game.placement_view(state, move)
+        waypoints: list[Mapping[str, tuple[str, ...]]] = []
+        if self.rng.random() < self.hands.noise.swap_style:
+            total = sum(len(v) for v in placement.values())
+            waypoints = [v for v in game.transit_views(state, move)
+                         if sum(len(p) for p in v.values()) == total]
+        if placement == game.expected_view(state):
+            self._answer_decision(move, intended)
+        else:
+            rest = self._move_by_hand(placement, waypoints)
+            self._answer(intended, move)
+            final = game.expected_view(intended)
+            if final != placement:  # the follow-up the rules demand
+                self._move_by_hand(final)
+            if len(self.accepted) > before and self.accepted[before].t >= rest and \
+                    not any(isinstance(o, Prompt) for o in self.outcomes[-8:]):
+                self.stats.accept_latency.append(self.accepted[before].t - rest)
+        self._settle_back()
+        self._judge(intended, before)
+
+    def _answer(self, intended: Any, move: Any) -> None:
+        """Answer an open question the way the player who moved would."""
+        for _ in range(12):
+            prompt = self._open_prompt()
+            if prompt is None or self.follower.state == intended:
+                return
+            if prompt.kind in ("ambiguous", "decision"):
+                wanted = self.game.move_text(self.follower.state, move)
+                texts = prompt.options
+                if wanted not in texts:  # the follower offers a canonical text for that state
+                    wanted = next((t for t in texts if self.game.apply_text(
+                        self.follower.state, t) == intended), texts[0])
+                if (prompt.kind == "ambiguous" and self.rng.random() < self.rates.tap_card
+                        and any(p.kind == "pad" for p in self.board.geometry.cells)):
+                    self.now += self.rng.uniform(0.5, 1.5)
+                    card = wanted.split()[0]
+                    self._take(None, partial(self.follower.choose, card, self.now))
+                    continue
+                index = texts.index(wanted)
+                for _ in range((index - prompt.selected) % len(texts)):
+                    self.press("menu")
+                self.press("ok")
+            else:
+                self.press("back")
+
+    def _answer_decision(self, move: Any, intended: Any) -> None:
+        self._tick_until(self.now + 0.5)
+        if self.follower.state != intended:
+            self._answer(intended, move)
+
+    def _open_prompt(self) -> Prompt | None:
+        for outcome in reversed(self.outcomes):
+            if isinstance(outcome, Prompt):
+                return outcome
+            if isinstance(outcome, MoveAccepted | TakenBack | PromptCleared):
+                return None
+        return None
+
+    def _settle_back(self) -> None:
+        """If the follower shows a mismatch, put the board right as guided."""
+        for _ in range(3):
+            shown = self._last_guidance()
+            if shown is None:
+                return
+            started = self.now
+            self._move_by_hand(self.game.expected_view(self.follower.state))
+            self.stats.longest_recovery = max(self.stats.longest_recovery, self.now - started)
+
+    def _last_guidance(self) -> Guidance | None:
+        for outcome in reversed(self.outcomes):
+            if isinstance(outcome, InSync | MoveAccepted | TakenBack):
+                return None
+            if isinstance(outcome, Guidance):
+                return outcome
+        return None
+
+    def _judge(self, intended: Any, before: int) -> None:
+        accepted = self.accepted[before:]
+        if self.follower.state == intended:
+            self.stats.moves_accepted += 1
+            self.stats.phantom += max(0, len(accepted) - 1 - self._revisions(before))
+        else:
+            self.stats.missed += 1
+            self.stats.phantom += len(accepted)
+            self.follower.reset(intended, [*self.follower.history])  # keep the run going
+
+    def _revisions(self, before: int) -> int:
+        """Revisions that replaced moves accepted since index ``before`` of ``accepted``."""
+        first = self.accepted[before].t if before < len(self.accepted) else self.now
+        return sum(1 for o in self.outcomes if isinstance(o, MoveRevised) and o.t >= first)
+
+    def play_illegal(self) -> None:
+        """Move a piece somewhere the rules do not allow, wait to be told, put it back."""
+        view = {c: list(p) for c, p in self.game.expected_view(self.follower.state).items()}
+        occupied = [c for c, p in view.items() if p]
+        if not occupied:
+            return
+        for _ in range(20):
+            src = self.rng.choice(occupied)
+            dst = self.rng.choice([c for c in view if c != src])
+            trial = {c: list(p) for c, p in view.items()}
+            trial[dst].append(trial[src].pop())
+            key = tuple((c, tuple(sorted(trial[c]))) for c in self.follower.cells)
+            position = self.follower.position
+            if key not in position.by_placement and key not in position.transit \
+                    and key not in position.earlier:
+                break
+        else:
+            return
+        self.stats.illegal_made += 1
+        before = len(self.outcomes)
+        self._move_by_hand({c: tuple(p) for c, p in trial.items()})
+        if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
+            self.stats.illegal_reported += 1
+        self._settle_back()
+
+    def play_takeback(self) -> None:
+        """Put the board back one move and confirm the takeback."""
+        if not self.follower.history:
+            return
+        earlier = self.follower.history[-1][0]
+        self.stats.takebacks_made += 1
+        view = self.game.expected_view(earlier)
+        key = tuple((c, tuple(sorted(view[c]))) for c in self.follower.cells)
+        if key in self.follower.position.by_placement:
+            # Putting the pieces back would read as a legal move: say it with the button.
+            self.press("back")
+            self._move_by_hand(view)
+        else:
+            self._move_by_hand(view)
+            prompt = self._open_prompt()
+            if prompt is not None and prompt.kind == "takeback":
+                self.press("ok")
+        if self.follower.state == earlier:
+            self.stats.takebacks_done += 1
+        self._settle_back()
+
+    def play_game(self, max_decisions: int = 2_000) -> TableStats:
+        """Play to the end with random legal moves and the configured mischief."""
+        game = self.game
+        for _ in range(max_decisions):
+            state = self.follower.state
+            if game.is_over(state):
+                break
+            if game.to_move(state) is None:  # between Topple rounds: deal and set up
+                self._lay_out(game.deal(state, self.rng))
+                continue
+            roll = self.rng.random()
+            if roll < self.rates.illegal:
+                self.play_illegal()
+            elif roll < self.rates.illegal + self.rates.takeback:
+                self.play_takeback()
+            else:
+                self.play_move(game.random_move(state, self.rng))
+        self.stats.games += 1
+        return self.stats
