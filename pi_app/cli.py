@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 
 from pi_app import __version__
 from pi_app.games import GAME_NAMES, GameError, get_game
@@ -80,6 +81,43 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_sim(args: argparse.Namespace) -> int:
+    """Run a sensor trace through tracker, inference and engine; or make one by simulation."""
+    from pi_app.board.trace import Trace, TraceError, load_trace, run_trace
+
+    if args.make:
+        from pi_app.board.geometry import load_geometry
+        from pi_app.sim.hands import Noise
+        from pi_app.sim.players import registry_for
+        from pi_app.sim.table import simulate_trace
+
+        game = get_game(args.make)
+        header, events = simulate_trace(
+            game, load_geometry(args.make), registry_for(args.make), args.seed, args.moves,
+            noise=Noise.table() if args.noisy else None,
+            miss=0.05 if args.noisy else 0.0, flicker=0.05 if args.noisy else 0.0)
+        Trace(header, events).save(Path(args.trace))
+        print(f"wrote {len(events)} events of {args.moves} simulated moves to {args.trace}")
+        return EXIT_OK
+    try:
+        result = run_trace(load_trace(args.trace))
+    except TraceError as exc:
+        return _fail(f"{args.trace}: {exc}")
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return EXIT_OK
+    data = result.to_json()
+    print("accepted moves: " + (" ".join(f"[{m}]" for m in result.moves) or "none"))
+    for prompt in data["prompts"]:
+        print(f"  {prompt['t']:8.2f}s asked ({prompt['kind']}): " + " / ".join(prompt["options"]))
+    for guide in data["guidance"]:
+        print(f"  {guide['t']:8.2f}s {guide['kind']}: " + "; ".join(guide["fixes"]))
+    for revision in data["revisions"]:
+        print(f"  {revision['t']:8.2f}s revised {revision['replaced']} to {revision['by']}")
+    print(get_game(result.game).describe(result.state))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tikiboard", description="Referee physical tiki board games.")
@@ -90,6 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a NAME.tiki.json record")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("sim", help="run a sensor trace through the pipeline, or make one")
+    p.add_argument("--trace", required=True, help="a JSON-lines trace (read, or written by --make)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--make", choices=GAME_NAMES, help="simulate GAME by hand; write the trace")
+    p.add_argument("--seed", type=int, default=1, help="with --make: the random seed")
+    p.add_argument("--moves", type=int, default=10, help="with --make: how many moves")
+    p.add_argument("--noisy", action="store_true", help="with --make: table noise and misses")
+    p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("demo", help="show the station at work on bundled example games")
     p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")

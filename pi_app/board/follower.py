@@ -133,7 +133,8 @@ class Follower:
     def __post_init__(self) -> None:
         self.tracker = Tracker(self.geometry, self.registry)
         self.cells = tuple(self.game.expected_view(self.state))
-        self.position = self._build(self.state)
+        self._position: Position | None = None
+        self._prepared = False  # the position's silent decisions have been asked for
         self._asking: _Asking | None = None
         self._shown: tuple[str, ViewKey] | None = None  # the guidance on show, and for what
         self._follow_up: ViewKey | None = None          # placement of a move still being tidied
@@ -141,9 +142,51 @@ class Follower:
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
 
+    @property
+    def position(self) -> Position:
+        """What inference knows about the current state (built on first use)."""
+        if self._position is None:
+            self._position = self._build(self.state)
+        return self._position
+
+    @property
+    def pending(self) -> bool:
+        """True after the position changed and before :meth:`prepare` ran."""
+        return not self._prepared
+
+    def prepare(self, now: float) -> list[Outcome]:
+        """Get ready for the next move: precompute the position, ask for any decision the
+        sensors cannot see, and look at the board again (a fast hand may be a move ahead).
+
+        The station calls this after it has confirmed an accepted move on the LEDs, so the
+        precomputation never delays the confirmation. Does nothing when nothing changed.
+        """
+        out: list[Outcome] = []
+        for _ in range(8):
+            if self._prepared:
+                break
+            self._prepared = True
+            out += self._decisions(now)
+            if self._prepared:
+                out += self._evaluate(now)
+        return out
+
     def start(self, now: float) -> list[Outcome]:
         """Outcomes due before anything moves: a forced or button-only decision."""
-        return self._decisions(now)
+        return self.prepare(now)
+
+    def handle(self, event: SensorEvent | None, now: float) -> list[Outcome]:
+        """:meth:`feed` (or :meth:`tick` for None), then :meth:`prepare`: for callers that
+        have no feedback to render in between."""
+        out = self.tick(now) if event is None else self.feed(event, now)
+        return out + self.prepare(now)
+
+    def _moved_to(self, state: Any) -> None:
+        """The position changed: inference data is rebuilt lazily, decisions are due."""
+        self.state = state
+        self._position = None
+        self._prepared = False
+        self._shown = None
 
     def _decisions(self, now: float) -> list[Outcome]:
         """Decisions the sensors cannot see (Manami's ``resolve``, ``shaman stay``, a forced
@@ -222,15 +265,12 @@ class Follower:
         return self.position.classify(self.tracker.observation(now))
 
     def _evaluate(self, now: float) -> list[Outcome]:
-        out: list[Outcome] = []
-        for _ in range(8):  # a fast hand may finish two things between two looks
-            observation = self.tracker.observation(now)
-            key = observation.key(self.cells)
-            quiet = now - self.tracker.last_change + _EPSILON  # deadlines land exactly
-            step = self._step(observation, key, quiet, now)
-            out += step
-            if not any(isinstance(o, MoveAccepted | TakenBack) for o in step):
-                break
+        if not self._prepared:  # nobody called prepare(): do it now, on this event's time
+            return self.prepare(now)
+        observation = self.tracker.observation(now)
+        key = observation.key(self.cells)
+        quiet = now - self.tracker.last_change + _EPSILON  # deadlines land exactly
+        out = self._step(observation, key, quiet, now)
         self._pad(observation, now, out)
         return out
 
@@ -338,13 +378,11 @@ class Follower:
         if decision.verdict is Verdict.SETTLING and quiet < self._rest_needed(option):
             return []
         self.history.pop()
-        self.state = option.state
         self.history.append((previous.state, option.text))
-        self.position = self._build(self.state)
+        self._moved_to(option.state)
         self._previous = None
         self._follow_up = option.placement if option.has_follow_up else None
-        self._shown = None
-        return [MoveRevised(now, accepted.text, option.text, option.state), *self._decisions(now)]
+        return [MoveRevised(now, accepted.text, option.text, option.state)]
 
     # -- changing the position -------------------------------------------------------------------
     def _accept(self, option: Option, now: float, quiet: float = 0.0) -> list[Outcome]:
@@ -352,25 +390,21 @@ class Follower:
         self._previous = (self.position, option) if option.extendable or option.lifts_only \
             else None
         self.history.append((self.state, option.text))
-        self.state = option.state
-        self.position = self._build(self.state)
+        self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
-        self._shown = None
-        return [MoveAccepted(now, option.text, player, option.state, quiet),
-                *self._decisions(now)]
+        return [MoveAccepted(now, option.text, player, option.state, quiet)]
 
     def _take_back(self, plies: int, now: float) -> list[Outcome]:
         plies = min(plies, len(self.history))
         if plies == 0:
             return []
-        self.state = self.history[-plies][0]
+        state = self.history[-plies][0]
         del self.history[-plies:]
-        self.position = self._build(self.state)
+        self._moved_to(state)
         self._previous = None
         self._guide_now = True
         self._follow_up = None
-        self._shown = None
-        return [TakenBack(now, plies, self.state), *self._decisions(now)]
+        return [TakenBack(now, plies, self.state)]
 
     def _build(self, state: Any) -> Position:
         earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH:])]
@@ -378,11 +412,9 @@ class Follower:
 
     def reset(self, state: Any, history: Sequence[tuple[Any, str]] = ()) -> None:
         """Follow ``state`` from now on (a new round, a resumed game)."""
-        self.state = state
         self.history = list(history)
-        self.position = self._build(state)
+        self._moved_to(state)
         self._asking = None
-        self._shown = None
         self._follow_up = None
         self._previous = None
 

@@ -378,7 +378,7 @@ class ToppleGame(Game[ToppleState, Move]):
             gap: list[str | None] = list(rest)
             gap.insert(k, None)
             views.append(_slots_view(gap))           # lifted, the gap has moved to slot k
-            if k != pos and k != target:
+            if k not in (pos, target):
                 bubbled = list(rest)
                 bubbled.insert(k, move.tiki)
                 views.append(_slots_view(bubbled))   # swapped as far as slot k
@@ -426,6 +426,18 @@ class ToppleGame(Game[ToppleState, Move]):
         return [Segment(_round_starter(options, r, rnd), rnd.get("moves", []), {"round": r})
                 for r, rnd in enumerate(rounds)]
 
+    def pieces(self, state: ToppleState) -> list[str]:
+        return list(TIKIS)
+
+    def setup_record(self, state: ToppleState) -> JSON:
+        table = state.table
+        if table.round != 0 or any(state.opened) or state.turn is None:
+            raise IllegalMove("a set-up record starts from the first position of round 1")
+        return {"game": "topple",
+                "options": {"players": table.players, "rounds": table.rounds,
+                            "topple_bottom": table.topple_bottom},
+                "rounds": [round_record(state)]}
+
     # -- people ----------------------------------------------------------------------------------
     def describe(self, state: ToppleState) -> str:
         table = state.table
@@ -452,6 +464,16 @@ def _slots_view(line: Sequence[str | None]) -> View:
 
 
 # -- rounds ---------------------------------------------------------------------------------------
+def round_record(state: ToppleState) -> JSON:
+    """The record object of the round ``state`` starts (no moves yet)."""
+    table = state.table
+    rnd: JSON = {"line": list(state.line), "first": table.first, "moves": [],
+                 "cards": [list(table.cards[s] or ()) for s in table.seats]}
+    if len(table.seats) < table.players:
+        rnd["players"] = list(table.seats)
+    return rnd
+
+
 def next_round_seats(state: ToppleState) -> tuple[int, ...]:
     """Who plays the next round: everyone, or only the tied leaders in a tie-break (R3)."""
     table = state.table

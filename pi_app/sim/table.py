@@ -35,7 +35,7 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import Geometry
 from pi_app.board.registry import TagRegistry
-from pi_app.games.base import Game
+from pi_app.games.base import JSON, Game
 from pi_app.hw.events import ButtonPressed, SensorEvent
 from pi_app.sim.hands import Hands, Noise, PhysicalBoard
 from pi_app.sim.sensors import SensorModel
@@ -138,6 +138,8 @@ class SimTable:
         out = call()
         if event is not None:
             self.stats.decision_seconds.append(time.perf_counter() - start)
+        # As the station does: confirm first, then get ready for the next move (untimed).
+        out += self.follower.prepare(self.now)
         self.outcomes += out
         for outcome in out:
             if isinstance(outcome, MoveAccepted):
@@ -170,6 +172,8 @@ class SimTable:
         self.follower.reset(state)
         for event in self.sensors.lay_out(cells, self.now):
             self.follower.tracker.feed(event)
+            if self.listener is not None:
+                self.listener(event, [])
         self.follower.tracker.poll(self.now + 1.0)
         self.now += 1.0
         self.outcomes += self.follower.start(self.now)
@@ -344,3 +348,27 @@ class SimTable:
                 self.play_move(game.random_move(state, self.rng))
         self.stats.games += 1
         return self.stats
+
+
+def simulate_trace(game: Game[Any, Any], geometry: Geometry, registry: TagRegistry, seed: int,
+                   moves: int, *, noise: Noise | None = None, miss: float = 0.0,
+                   flicker: float = 0.0) -> tuple[JSON, list[SensorEvent]]:
+    """Play ``moves`` random moves by simulated hands; the trace header and events."""
+    events: list[SensorEvent] = []
+
+    def listen(event: SensorEvent | None, _: list[Outcome]) -> None:
+        if event is not None:
+            events.append(event)
+
+    rng = random.Random(seed)
+    start = game.new_game(rng)
+    table = SimTable(game, geometry, registry, rng, noise=noise, miss=miss, flicker=flicker,
+                     state=start, listener=listen)
+    for _ in range(moves):
+        state = table.follower.state
+        if game.is_over(state) or game.to_move(state) is None:
+            break
+        table.play_move(game.random_move(state, rng))
+    header = {"trace": 1, "game": game.name, "record": game.setup_record(start),
+              "registry": dict(registry), "geometry": geometry.game}
+    return header, events

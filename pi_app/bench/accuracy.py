@@ -1,0 +1,130 @@
+"""Move inference on simulated noisy play: accuracy, decision time and settle cost, as JSON.
+
+Run ``python -m pi_app.bench.accuracy [--moves N] [--game NAME] [--seed S]``. Simulated hands play
+whole games (slides across neighbours, hesitations, knocked pieces, reader misses, presence
+flicker, deliberate illegal moves, takebacks) through the real tracker, inference and follower.
+Reported per game:
+
+* ``phantom``: accepted moves that nobody made (target 0); ``missed``: moves made and never
+  accepted (target 0); ``revised``: moves first taken as the middle of a longer move and then
+  corrected by the follower (counted apart: the record ends right, the LEDs were briefly wrong);
+* ``illegal_made`` / ``illegal_reported`` and ``mismatches_raised`` / ``mismatches_resolved``;
+* ``decision_ms``: wall-clock time per sensor event fed to the follower, p50 and p99 (target
+  p99 at most 1 ms on an x86 core), with ``position_build_ms``, the precomputation done once
+  per accepted move while the players reach for the next piece;
+* ``rest_to_accept_s``: simulated seconds from the last piece coming to rest to acceptance, for
+  moves accepted without a question, split into moves no other legal move passes through
+  (target: two scan periods) and the others, which wait on purpose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+from typing import Any
+
+from pi_app.board.geometry import load_geometry
+from pi_app.board.inference import Position
+from pi_app.games import GAME_NAMES, get_game
+from pi_app.sim.hands import Noise
+from pi_app.sim.players import registry_for
+from pi_app.sim.table import Rates, SimTable, TableStats
+
+SCAN_PERIOD = {"topple": 0.05, "manami": 0.06, "tactiki": 0.13}
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[str, Any]:
+    """Play games of ``game_name`` until ``moves`` moves were made; the figures."""
+    game = get_game(game_name)
+    geometry = load_geometry(game_name)
+    registry = registry_for(game_name)
+    rng = random.Random(seed)
+    total = TableStats()
+    started = time.process_time()
+    while total.moves_made < moves:
+        table = SimTable(game, geometry, registry, rng,
+                         noise=Noise.table() if noisy else Noise.clean(),
+                         rates=Rates.table() if noisy else Rates(),
+                         miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0,
+                         scan_period=SCAN_PERIOD[game_name])
+        total.merge(table.play_game())
+    cpu = time.process_time() - started
+    builds: list[float] = []
+    state = game.new_game(random.Random(seed))
+    cells = list(game.expected_view(state))
+    for _ in range(200):
+        if game.is_over(state) or game.to_move(state) is None:
+            state = game.new_game(rng)
+        t0 = time.perf_counter()
+        Position.build(game, state, cells)
+        builds.append(time.perf_counter() - t0)
+        state = game.apply(state, game.random_move(state, rng))
+    decisions = [d * 1000 for d in total.decision_seconds]
+    latency = total.accept_latency
+    scan = SCAN_PERIOD[game_name]
+    return {
+        "games": total.games,
+        "moves_made": total.moves_made,
+        "moves_accepted": total.moves_accepted,
+        "phantom": total.phantom,
+        "missed": total.missed,
+        "revised": total.revised,
+        "illegal_made": total.illegal_made,
+        "illegal_reported": total.illegal_reported,
+        "takebacks_made": total.takebacks_made,
+        "takebacks_done": total.takebacks_done,
+        "prompts": total.prompts,
+        "mismatches_raised": total.mismatches_raised,
+        "mismatches_resolved": total.mismatches_resolved,
+        "longest_recovery_s": round(total.longest_recovery, 2),
+        "decision_ms": {"p50": round(percentile(decisions, 50), 4),
+                        "p99": round(percentile(decisions, 99), 4),
+                        "max": round(max(decisions, default=0.0), 4),
+                        "events": len(decisions)},
+        "position_build_ms": {"p50": round(percentile(builds, 50) * 1000, 3),
+                              "p99": round(percentile(builds, 99) * 1000, 3)},
+        "rest_to_accept_s": {
+            "scan_period": scan,
+            "at_once_p50": round(percentile([x for x in latency if x <= 2 * scan], 50), 3),
+            "at_once_p99": round(percentile([x for x in latency if x <= 2 * scan], 99), 3),
+            "at_once_share": round(sum(1 for x in latency if x <= 2 * scan)
+                                   / max(len(latency), 1), 3),
+            "waited_p50": round(percentile([x for x in latency if x > 2 * scan], 50), 3),
+            "waited_p99": round(percentile([x for x in latency if x > 2 * scan], 99), 3),
+        },
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=10_000, help="moves per game type")
+    parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clean", action="store_true", help="no noise, no mischief")
+    args = parser.parse_args(argv)
+    figures = {}
+    for name in args.game or GAME_NAMES:
+        try:
+            get_game(name)
+        except ModuleNotFoundError:
+            continue
+        figures[name] = run(name, args.moves, args.seed, noisy=not args.clean)
+    print(json.dumps({"benchmark": "accuracy", "noisy": not args.clean,
+                      "machine": {"cpu": platform.processor() or platform.machine(),
+                                  "python": platform.python_version()},
+                      "figures": figures}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

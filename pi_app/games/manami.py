@@ -1,0 +1,709 @@
+"""Tiki on Manami island (Ôz Éditions, 2 players): the rules engine.
+
+The rules in the project's own words, every ruling (numbered ``R1``…) and the options are in
+``seeds/tiki-manami.md``; this module implements exactly that text and cites the ruling numbers.
+
+Board: nine villages ``a1``…``c3`` (columns a to c left to right, rows 1 to 3 from player 0's side),
+held in tuples indexed ``row * 3 + column`` (a1=0, b1=1, c1=2, a2=3 … c3=8). A totem is a tuple of
+owners (0 or 1), bottom first. The shaman sits on one of the twelve edges between orthogonal
+neighbours; edges are numbered in :data:`EDGES` order.
+
+Decisions (:class:`Move`, record text in brackets): ``place`` [``place b2``], ``move`` [``b2-c2``,
+``a1-b1-b2``: the full path], ``resolve`` [``resolve b1 c2``], ``shaman`` [``shaman b1/b2``,
+``shaman stay``], ``pass`` [``pass``].
+
+JSON state (:meth:`Manami.state_to_json`; every key is required on reading)::
+
+    {"villages": {"a1": 1, …, "c3": 0},      value of each village tile
+     "totems": {"a1": [0, 1], …, "c3": []},   owners of the tokens, bottom first
+     "reserve": [6, 7],                        tokens each player still holds
+     "fruit": [1, 0], "supply": 5,             fruit held per player; fruit left in the supply
+     "spoiled": 1, "added": 0,                 fruit out of the game; fresh fruit added (R10)
+     "turn": 0,                                the player whose turn it is; while a resolve or
+                                               shaman decision is due, the player who just moved
+     "resolve": ["b1", "c2"],                  villages waiting for ``resolve`` (ascending) or []
+     "shaman_decisions": [1],                  players owing a shaman decision, in order, or []
+     "shaman": "b1/b2",                        the shaman's edge, or null when not on the board
+     "tie_break": false,                       the supply ran out on a tie: next change decides
+     "quiet": 3,                               turns in a row with no village influenced (R12)
+     "over": false,
+     "options": {"tokens": 8, "fruit": 7, "shaman": true, "quiet_limit": 100}}
+
+Invariants :meth:`Manami.state_from_json` checks: reserve plus tokens on the board is ``tokens``
+per player; held plus supply plus spoiled fruit is ``fruit + added``; three-token totems only
+on the ``resolve`` villages or once the game is over; the supply is empty only once it is over.
+
+``expected_view``: village name -> owners bottom first as ``"p0"``/``"p1"``, all nine villages.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from pi_app.games.base import JSON, Game, IllegalMove, RecordError, Segment, View, options_of
+
+# -- geometry ------------------------------------------------------------------------------------
+
+#: Village names by index ``row * 3 + column``.
+NAMES: tuple[str, ...] = tuple(f"{col}{row}" for row in "123" for col in "abc")
+INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
+
+
+def _neighbours(v: int) -> tuple[int, ...]:
+    row, col = divmod(v, 3)
+    out = []
+    for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
+        r, c = row + dr, col + dc
+        if 0 <= r < 3 and 0 <= c < 3:
+            out.append(r * 3 + c)
+    return tuple(out)
+
+
+NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours(v) for v in range(9))
+#: The twelve shaman edges as (lower index, higher index).
+EDGES: tuple[tuple[int, int], ...] = tuple(
+    (u, v) for u in range(9) for v in NEIGHBOURS[u] if u < v)
+#: Edge number of a neighbouring pair, either order.
+EDGE_OF: dict[tuple[int, int], int] = {
+    **{e: i for i, e in enumerate(EDGES)}, **{(v, u): i for i, (u, v) in enumerate(EDGES)}}
+
+#: A totem never exceeds three tokens (R5), so movable totems have one or two.
+MAX_HEIGHT = 3
+#: Fruit that wins at once.
+WIN = 4
+#: Tile set when the ``tiles`` option is absent (R1): +2 x1, +1 x4, 0 x3, -1 x1.
+DEFAULT_TILES: tuple[int, ...] = (2, 1, 1, 1, 1, 0, 0, 0, -1)
+TILE_VALUES = frozenset((-1, 0, 1, 2))
+
+
+# -- moves ---------------------------------------------------------------------------------------
+
+PLACE = "place"
+STEP = "move"
+RESOLVE = "resolve"
+SHAMAN = "shaman"
+PASS = "pass"
+
+
+class Move(NamedTuple):
+    """One decision. ``cells`` are village indices: place (v,), move the full path, resolve the
+    two villages in the chosen order, shaman the edge (lower index first) or () for ``stay``."""
+
+    kind: str
+    cells: tuple[int, ...] = ()
+
+
+PASS_MOVE = Move(PASS)
+STAY_MOVE = Move(SHAMAN)
+PLACE_MOVES: tuple[Move, ...] = tuple(Move(PLACE, (v,)) for v in range(9))
+SHAMAN_MOVES: tuple[Move, ...] = tuple(Move(SHAMAN, e) for e in EDGES)
+
+
+def _paths(origin: int, steps: int) -> list[tuple[int, ...]]:
+    """Paths of ``steps`` orthogonal steps from ``origin`` that never go straight back (R4)."""
+    paths: list[tuple[int, ...]] = [(origin,)]
+    for _ in range(steps):
+        paths = [(*p, n) for p in paths for n in NEIGHBOURS[p[-1]]
+                 if len(p) < 2 or n != p[-2]]
+    return paths
+
+
+#: Every well-formed path (one or two steps) -> the edges it crosses.
+PATH_EDGES: dict[tuple[int, ...], tuple[int, ...]] = {
+    p: tuple(EDGE_OF[p[i], p[i + 1]] for i in range(len(p) - 1))
+    for h in (1, 2) for v in range(9) for p in _paths(v, h)}
+#: ``MOVES_FROM[height][origin][shaman]``: the moves of a totem of that height on that village
+#: with the shaman on that edge; index 12, which is also index -1, is "no shaman". A table,
+#: because move generation is the engine's hot path.
+MOVES_FROM: tuple[tuple[tuple[tuple[Move, ...], ...], ...], ...] = (
+    (), *(tuple(tuple(tuple(Move(STEP, p) for p in _paths(v, h) if e not in PATH_EDGES[p])
+                      for e in range(len(EDGES) + 1))
+                for v in range(9))
+          for h in (1, 2)))
+VILLAGE_SET = frozenset(range(9))
+
+
+# -- state ---------------------------------------------------------------------------------------
+
+
+class Options(NamedTuple):
+    """The options that shape play (``seeds/tiki-manami.md``, Options)."""
+
+    tokens: int = 8
+    fruit: int = 7
+    shaman: bool = False
+    quiet_limit: int | None = 100
+
+
+class ManamiState(NamedTuple):
+    """A position. A NamedTuple because it is immutable, hashable and cheap to build."""
+
+    values: tuple[int, ...]
+    stacks: tuple[tuple[int, ...], ...]
+    reserve: tuple[int, int]
+    fruit: tuple[int, int]
+    supply: int
+    spoiled: int
+    added: int
+    turn: int
+    pending: tuple[int, ...]
+    deciders: tuple[int, ...]
+    shaman: int
+    tie_break: bool
+    quiet: int
+    over: bool
+    options: Options
+
+
+def _both(a: list[int]) -> tuple[int, int]:
+    return (a[0], a[1])
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _edge_text(edge: int, sep: str = "/") -> str:
+    """``b1/b2`` for records, ``b1 and b2`` (``sep=" and "``) for sentences."""
+    u, v = EDGES[edge]
+    return f"{NAMES[u]}{sep}{NAMES[v]}"
+
+
+# -- reading records and JSON --------------------------------------------------------------------
+
+_OPTION_KEYS = ("tokens", "fruit", "shaman", "quiet_limit", "tiles")
+
+
+def _int_in(value: Any, low: int, high: int, what: str) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise RecordError(f"{what} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _read_options(raw: Mapping[str, Any]) -> tuple[Options, tuple[int, ...] | None]:
+    """Options and the explicit tile set (``None`` if absent); unknown keys are errors (R18)."""
+    for key in raw:
+        if key not in _OPTION_KEYS:
+            known = ", ".join(_OPTION_KEYS)
+            raise RecordError(f"unknown manami option {key!r} (known options: {known})")
+    shaman = raw.get("shaman", False)
+    if type(shaman) is not bool:
+        raise RecordError(f"option 'shaman' must be true or false, not {shaman!r}")
+    limit = raw.get("quiet_limit", 100)
+    if limit is not None:
+        limit = _int_in(limit, 1, 100_000, "option 'quiet_limit'")
+    options = Options(tokens=_int_in(raw.get("tokens", 8), 1, 99, "option 'tokens'"),
+                      fruit=_int_in(raw.get("fruit", 7), 1, 99, "option 'fruit'"),
+                      shaman=shaman, quiet_limit=limit)
+    tiles = raw.get("tiles")
+    if tiles is None:
+        return options, None
+    if not isinstance(tiles, list) or len(tiles) != 9:
+        raise RecordError("option 'tiles' must be a list of the nine tile values")
+    for value in tiles:
+        _tile_value(value, "a value in option 'tiles'")
+    return options, tuple(tiles)
+
+
+def _tile_value(value: Any, what: str) -> int:
+    if type(value) is not int or value not in TILE_VALUES:
+        raise RecordError(f"{what} is {value!r}: a village is worth -1, 0, 1 or 2")
+    return value
+
+
+def _by_village(raw: Any, key: str) -> list[Any]:
+    """The nine entries of an object keyed by village name, in index order."""
+    if not isinstance(raw, dict):
+        raise RecordError(f"'{key}' must be an object naming the nine villages a1 to c3")
+    for name in raw:
+        if name not in INDEX:
+            raise RecordError(f"'{key}' names {name!r}, which is not a village (a1 to c3)")
+    for name in NAMES:
+        if name not in raw:
+            raise RecordError(f"'{key}' lacks village {name}")
+    return [raw[name] for name in NAMES]
+
+
+def _village(raw: Any, what: str) -> int:
+    if not isinstance(raw, str) or raw.lower() not in INDEX:
+        raise RecordError(f"{what} must be a village a1 to c3, not {raw!r}")
+    return INDEX[raw.lower()]
+
+
+def _player(raw: Any, what: str) -> int:
+    return _int_in(raw, 0, 1, what)
+
+
+def _pair(raw: Any, what: str, high: int) -> tuple[int, int]:
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise RecordError(f"'{what}' must be a list of two numbers")
+    return (_int_in(raw[0], 0, high, f"'{what}'"), _int_in(raw[1], 0, high, f"'{what}'"))
+
+
+def _flag(raw: Any, what: str) -> bool:
+    if type(raw) is not bool:
+        raise RecordError(f"'{what}' must be true or false, not {raw!r}")
+    return raw
+
+
+# -- the engine ----------------------------------------------------------------------------------
+
+
+class Manami(Game[ManamiState, Move]):
+    """Tiki on Manami island for two players; rulings R1… are in ``seeds/tiki-manami.md``."""
+
+    name: ClassVar[str] = "manami"
+    title: ClassVar[str] = "Tiki (Manami island)"
+
+    # -- set-up ----------------------------------------------------------------------------------
+    def setup(self, values: Sequence[int], first: int = 0,
+              options: Options | None = None) -> ManamiState:
+        """The opening position for a given layout (index order) and first player."""
+        opts = options or Options()
+        return ManamiState(values=tuple(values), stacks=((),) * 9,
+                           reserve=(opts.tokens, opts.tokens), fruit=(0, 0), supply=opts.fruit,
+                           spoiled=0, added=0, turn=first, pending=(), deciders=(), shaman=-1,
+                           tie_break=False, quiet=0, over=False, options=opts)
+
+    def new_game(self, rng: random.Random, options: JSON | None = None) -> ManamiState:
+        """Shuffle the tiles into the square and draw the first player by lot (R2)."""
+        opts, tiles = _read_options(options or {})
+        values = list(DEFAULT_TILES if tiles is None else tiles)
+        rng.shuffle(values)
+        return self.setup(values, rng.randrange(2), opts)
+
+    # -- rules -----------------------------------------------------------------------------------
+    def to_move(self, state: ManamiState) -> int | None:
+        if state.over:
+            return None
+        if state.pending:
+            return 1 - state.turn
+        if state.deciders:
+            return state.deciders[0]
+        return state.turn
+
+    def is_over(self, state: ManamiState) -> bool:
+        return state.over
+
+    def scores(self, state: ManamiState) -> tuple[int, ...]:
+        return state.fruit
+
+    def winners(self, state: ManamiState) -> tuple[int, ...] | None:
+        """Most fruit wins; every way the game ends compares fruit, and a tie is a draw (R13)."""
+        if not state.over:
+            return None
+        a, b = state.fruit
+        return (0,) if a > b else (1,) if b > a else (0, 1)
+
+    def legal_moves(self, state: ManamiState) -> list[Move]:
+        if state.over:
+            return []
+        if state.pending:
+            a, b = state.pending
+            return [Move(RESOLVE, (a, b)), Move(RESOLVE, (b, a))]
+        if state.deciders:
+            edges = [m for i, m in enumerate(SHAMAN_MOVES) if i != state.shaman]
+            return [*edges, STAY_MOVE] if state.shaman >= 0 else edges
+        me, shaman = state.turn, state.shaman
+        can_place = state.reserve[me] > 0
+        moves: list[Move] = []
+        for v, stack in enumerate(state.stacks):
+            if not stack:
+                if can_place:
+                    moves.append(PLACE_MOVES[v])
+            elif stack[-1] == me:
+                moves.extend(MOVES_FROM[len(stack)][v][shaman])
+        return moves or [PASS_MOVE]  # R11: pass only when nothing else is legal
+
+    def apply(self, state: ManamiState, move: Move) -> ManamiState:
+        kind, cells = move
+        if state.over:
+            raise IllegalMove("The game is over: no more moves")
+        if not VILLAGE_SET.issuperset(cells):
+            raise IllegalMove("Villages are a1 to c3")
+        if state.pending:
+            if kind != RESOLVE:
+                a, b = (NAMES[v] for v in state.pending)
+                raise IllegalMove(f"First choose the order in which {a} and {b} are influenced: "
+                                  f"resolve {a} {b} or resolve {b} {a}")
+            return self._resolve(state, cells)
+        if state.deciders:
+            if kind != SHAMAN:
+                if state.shaman < 0:
+                    raise IllegalMove("First place the shaman between two neighbouring "
+                                      "villages: shaman X/Y")
+                raise IllegalMove("First decide about the shaman (a 0-village was influenced): "
+                                  "shaman X/Y or shaman stay")
+            return self._move_shaman(state, cells)
+        if kind == PLACE:
+            return self._place(state, cells)
+        if kind == STEP:
+            return self._step(state, cells)
+        if kind == PASS:
+            if self.legal_moves(state) != [PASS_MOVE]:
+                raise IllegalMove("You can still place or move a totem, so you may not pass")
+            return self._end_turn(state, list(state.stacks), list(state.reserve), ())
+        if kind == RESOLVE:
+            raise IllegalMove("There is nothing to resolve: resolve only follows a move that "
+                              "brings two villages to three tokens")
+        if kind == SHAMAN:
+            if not state.options.shaman:
+                raise IllegalMove("The shaman is not in play in this game")
+            raise IllegalMove("The shaman may be moved only right after a 0-village is "
+                              "influenced")
+        raise IllegalMove(f"{kind!r} is not a Tiki move")
+
+    def _place(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
+        if len(cells) != 1:
+            raise IllegalMove("place names one village: place b2")
+        v = cells[0]
+        me = state.turn
+        if state.stacks[v]:
+            raise IllegalMove(f"{NAMES[v]} is not empty: a new totem goes on an empty village")
+        if not state.reserve[me]:
+            raise IllegalMove("You have no token left in your reserve: move a totem instead")
+        stacks = list(state.stacks)
+        stacks[v] = (me,)
+        reserve = list(state.reserve)
+        reserve[me] -= 1
+        return self._end_turn(state, stacks, reserve, ())
+
+    def _step(self, state: ManamiState, path: tuple[int, ...]) -> ManamiState:
+        if len(path) < 2:
+            raise IllegalMove("A move names the whole path, such as b2-c2 or a1-b1-b2")
+        origin = path[0]
+        stack = state.stacks[origin]
+        name = NAMES[origin]
+        if not stack:
+            raise IllegalMove(f"There is no totem on {name}")
+        if stack[-1] != state.turn:
+            raise IllegalMove(f"The top token of the totem on {name} is your opponent's")
+        height = len(stack)
+        if len(path) - 1 != height:
+            raise IllegalMove(f"The totem on {name} has {_plural(height, 'token')}, so it must "
+                              f"move exactly {_plural(height, 'village')}")
+        edges = PATH_EDGES.get(path)
+        if edges is None:
+            raise IllegalMove(self._path_fault(path))
+        if state.shaman in edges:
+            raise IllegalMove(f"The shaman stands between {_edge_text(state.shaman, ' and ')}: "
+                              f"no totem may cross there")
+        # Sowing: the bottom token drops in each village entered, on top of what is there.
+        stacks = list(state.stacks)
+        stacks[origin] = ()
+        for i, token in enumerate(stack, 1):
+            stacks[path[i]] += (token,)
+        return self._end_turn(state, stacks, list(state.reserve), path[1:])
+
+    @staticmethod
+    def _path_fault(path: tuple[int, ...]) -> str:
+        """Why a path of the right length is not a path a totem can take."""
+        for i in range(len(path) - 1):
+            a, b = path[i], path[i + 1]
+            if (a, b) not in EDGE_OF:
+                return (f"{NAMES[a]} and {NAMES[b]} are not neighbours: each step goes to the "
+                        f"next village across a side")
+            if i and b == path[i - 1]:
+                return (f"{NAMES[a]}-{NAMES[b]} goes straight back: a totem may turn but never "
+                        f"return to the village it just left")
+        return "That is not a path a totem can take"  # pragma: no cover - every fault is above
+
+    def _resolve(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
+        if len(cells) != 2 or tuple(sorted(cells)) != state.pending:
+            a, b = (NAMES[v] for v in state.pending)
+            raise IllegalMove(f"resolve must name {a} and {b}, the two villages with three "
+                              f"tokens, in the order you choose")
+        return self._influence(state, list(state.stacks), list(state.reserve), cells)
+
+    def _move_shaman(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
+        if not cells:
+            if state.shaman < 0:
+                raise IllegalMove("The shaman is not on the board yet: place it with shaman X/Y")
+            edge = state.shaman
+        else:
+            found = EDGE_OF.get((cells[0], cells[1])) if len(cells) == 2 else None
+            if found is None:
+                raise IllegalMove("The shaman stands between two neighbouring villages, "
+                                  "such as shaman b1/b2")
+            if found == state.shaman:
+                raise IllegalMove(f"The shaman already stands on {_edge_text(found)}: "
+                                  f"write shaman stay to keep it there")
+            edge = found
+        deciders = state.deciders[1:]
+        turn = state.turn if deciders else 1 - state.turn
+        return state._replace(shaman=edge, deciders=deciders, turn=turn)
+
+    # -- after a decision ------------------------------------------------------------------------
+    def _end_turn(self, state: ManamiState, stacks: list[tuple[int, ...]], reserve: list[int],
+                  entered: tuple[int, ...]) -> ManamiState:
+        """Influence the villages a move brought to three tokens (R6), or count a quiet turn."""
+        full = [v for v in entered if len(stacks[v]) == MAX_HEIGHT]
+        if len(full) == 2:  # the opponent chooses the order (R6)
+            return state._replace(stacks=tuple(stacks), reserve=_both(reserve),
+                                  pending=tuple(sorted(full)), quiet=0)
+        if full:
+            return self._influence(state, stacks, reserve, full)
+        quiet = state.quiet + 1
+        opts = state.options
+        over = opts.quiet_limit is not None and quiet >= opts.quiet_limit  # R12
+        deciders: tuple[int, ...] = ()
+        if opts.shaman and state.shaman < 0 and not over:  # R14: the set-up placement
+            deciders = (1 - state.turn,)
+        # Built in full rather than with _replace: this is the commonest path of random play.
+        return ManamiState(
+            values=state.values, stacks=tuple(stacks), reserve=(reserve[0], reserve[1]),
+            fruit=state.fruit, supply=state.supply, spoiled=state.spoiled, added=state.added,
+            turn=state.turn if deciders or over else 1 - state.turn, pending=(),
+            deciders=deciders, shaman=state.shaman, tie_break=state.tie_break, quiet=quiet,
+            over=over, options=opts)
+
+    def _influence(self, state: ManamiState, stacks: list[tuple[int, ...]], reserve: list[int],
+                   order: Sequence[int]) -> ManamiState:
+        """Influence villages in ``order``, checking the end after each one (R7 to R10)."""
+        fruit = list(state.fruit)
+        supply, spoiled, added = state.supply, state.spoiled, state.added
+        tie_break = state.tie_break
+        deciders: list[int] = []
+        over = False
+        for v in order:
+            stack = stacks[v]
+            top, value = stack[-1], state.values[v]
+            for owner in stack:
+                reserve[owner] += 1
+            stacks[v] = ()
+            if value == 0:
+                if state.options.shaman:
+                    deciders.append(top)  # R15
+                continue
+            if value > 0:
+                gain = min(value, supply)  # R7
+                fruit[top] += gain
+                supply -= gain
+            elif fruit[top]:
+                fruit[top] -= 1
+                spoiled += 1
+            else:  # R9: a fruit of the supply is spoiled instead
+                supply -= 1
+                spoiled += 1
+            if fruit[top] >= WIN:
+                over = True
+            elif supply == 0:
+                if fruit[0] != fruit[1]:
+                    over = True
+                else:  # R10: a tie when the supply runs out: one more fruit decides
+                    tie_break = True
+                    supply = 1
+                    if spoiled:
+                        spoiled -= 1
+                    else:
+                        added += 1
+            elif tie_break and fruit[0] != fruit[1]:
+                over = True
+            if over:
+                break  # R8: the game ends at once
+        if over:
+            deciders = []
+        return state._replace(
+            stacks=tuple(stacks), reserve=_both(reserve), fruit=_both(fruit), supply=supply,
+            spoiled=spoiled, added=added, tie_break=tie_break, pending=(),
+            deciders=tuple(deciders), quiet=0, over=over,
+            turn=state.turn if deciders or over else 1 - state.turn)
+
+    # -- notation --------------------------------------------------------------------------------
+    def parse_move(self, state: ManamiState, text: str) -> Move:
+        words = text.lower().split()
+        if len(words) == 1 and "-" in words[0]:
+            return Move(STEP, tuple(_cell(part) for part in words[0].split("-")))
+        if words == ["pass"]:
+            return PASS_MOVE
+        if len(words) == 2 and words[0] == "place":
+            return PLACE_MOVES[_cell(words[1])]
+        if len(words) == 3 and words[0] == "resolve":
+            return Move(RESOLVE, (_cell(words[1]), _cell(words[2])))
+        if len(words) == 2 and words[0] == "shaman":
+            if words[1] == "stay":
+                return STAY_MOVE
+            parts = words[1].split("/")
+            if len(parts) == 2:
+                a, b = _cell(parts[0]), _cell(parts[1])
+                edge = EDGE_OF.get((a, b))
+                if edge is None:
+                    raise IllegalMove(f"{parts[0]} and {parts[1]} are not neighbours: the "
+                                      f"shaman stands between two neighbouring villages")
+                return SHAMAN_MOVES[edge]
+        raise IllegalMove(f"{text.strip()!r} is not a Tiki move: write place X, X-Y, X-Y-Z, "
+                          f"resolve X Y, shaman X/Y, shaman stay or pass")
+
+    def move_text(self, state: ManamiState, move: Move) -> str:
+        kind, cells = move
+        names = [NAMES[v] for v in cells]
+        if kind == STEP:
+            return "-".join(names)
+        if kind == SHAMAN:
+            return f"shaman {'/'.join(names)}" if names else "shaman stay"
+        return " ".join([kind, *names])
+
+    # -- serialisation ---------------------------------------------------------------------------
+    def state_to_json(self, state: ManamiState) -> JSON:
+        opts = state.options
+        return {
+            "villages": dict(zip(NAMES, state.values, strict=True)),
+            "totems": {name: list(stack) for name, stack in zip(NAMES, state.stacks, strict=True)},
+            "reserve": list(state.reserve),
+            "fruit": list(state.fruit),
+            "supply": state.supply,
+            "spoiled": state.spoiled,
+            "added": state.added,
+            "turn": state.turn,
+            "resolve": [NAMES[v] for v in state.pending],
+            "shaman_decisions": list(state.deciders),
+            "shaman": None if state.shaman < 0 else _edge_text(state.shaman),
+            "tie_break": state.tie_break,
+            "quiet": state.quiet,
+            "over": state.over,
+            "options": {"tokens": opts.tokens, "fruit": opts.fruit, "shaman": opts.shaman,
+                        "quiet_limit": opts.quiet_limit},
+        }
+
+    def state_from_json(self, data: JSON) -> ManamiState:
+        if not isinstance(data, dict):
+            raise RecordError("a manami state must be a JSON object")
+        keys = ("villages", "totems", "reserve", "fruit", "supply", "spoiled", "added", "turn",
+                "resolve", "shaman_decisions", "shaman", "tie_break", "quiet", "over", "options")
+        for key in keys:
+            if key not in data:
+                raw_keys = ", ".join(keys)
+                raise RecordError(f"a manami state lacks {key!r} (it needs {raw_keys})")
+        raw_options = data["options"]
+        if not isinstance(raw_options, dict) or "tiles" in raw_options:
+            raise RecordError("'options' must be an object of tokens, fruit, shaman, quiet_limit")
+        opts, _ = _read_options(raw_options)
+        values = tuple(_tile_value(v, f"village {n}")
+                       for n, v in zip(NAMES, _by_village(data["villages"], "villages"),
+                                       strict=True))
+        stacks = tuple(_stack(raw, name) for name, raw in
+                       zip(NAMES, _by_village(data["totems"], "totems"), strict=True))
+        reserve = _pair(data["reserve"], "reserve", opts.tokens)
+        for p in (0, 1):
+            on_board = sum(stack.count(p) for stack in stacks)
+            if reserve[p] + on_board != opts.tokens:
+                raise RecordError(f"player {p} has {reserve[p]} tokens in reserve and {on_board} "
+                                  f"on the board, but the game uses {opts.tokens}")
+        fruit = _pair(data["fruit"], "fruit", 10_000)
+        supply = _int_in(data["supply"], 0, 10_000, "'supply'")
+        spoiled = _int_in(data["spoiled"], 0, 10_000, "'spoiled'")
+        added = _int_in(data["added"], 0, 10_000, "'added'")
+        if sum(fruit) + supply + spoiled != opts.fruit + added:
+            raise RecordError("held, supply and spoiled fruit must add up to 'fruit' plus "
+                              "'added'")
+        over = _flag(data["over"], "over")
+        raw_pending = data["resolve"]
+        if not isinstance(raw_pending, list) or len(raw_pending) not in (0, 2):
+            raise RecordError("'resolve' must list no village or two villages")
+        pending = tuple(sorted(_village(v, "'resolve'") for v in raw_pending))
+        if pending and (pending[0] == pending[1] or over):
+            raise RecordError("'resolve' must name two different villages of a game not over")
+        for v, stack in enumerate(stacks):
+            if len(stack) == MAX_HEIGHT and not over and v not in pending:
+                raise RecordError(f"the totem on {NAMES[v]} has three tokens but is not "
+                                  f"waiting to be influenced")
+        for v in pending:
+            if len(stacks[v]) != MAX_HEIGHT:
+                raise RecordError(f"'resolve' names {NAMES[v]}, which does not hold three tokens")
+        raw_deciders = data["shaman_decisions"]
+        if not isinstance(raw_deciders, list) or len(raw_deciders) > 2:
+            raise RecordError("'shaman_decisions' must list at most two players")
+        deciders = tuple(_player(p, "a player in 'shaman_decisions'") for p in raw_deciders)
+        if deciders and (not opts.shaman or pending or over):
+            raise RecordError("'shaman_decisions' must be empty without the shaman variant, "
+                              "while a resolve is due, or once the game is over")
+        raw_shaman = data["shaman"]
+        shaman = -1
+        if raw_shaman is not None:
+            parts = raw_shaman.split("/") if isinstance(raw_shaman, str) else []
+            edge = (EDGE_OF.get((_village(parts[0], "'shaman'"), _village(parts[1], "'shaman'")))
+                    if len(parts) == 2 else None)
+            if edge is None or not opts.shaman:
+                raise RecordError(f"'shaman' must be null or an edge such as 'b1/b2' (shaman "
+                                  f"variant only), not {raw_shaman!r}")
+            shaman = edge
+        if supply == 0 and not over:
+            raise RecordError("the supply is empty only once the game is over")
+        return ManamiState(
+            values=values, stacks=stacks, reserve=reserve, fruit=fruit, supply=supply,
+            spoiled=spoiled, added=added, turn=_player(data["turn"], "'turn'"), pending=pending,
+            deciders=deciders, shaman=shaman, tie_break=_flag(data["tie_break"], "tie_break"),
+            quiet=_int_in(data["quiet"], 0, 100_000, "'quiet'"), over=over, options=opts)
+
+    # -- sensors and people ----------------------------------------------------------------------
+    def expected_view(self, state: ManamiState) -> View:
+        """Village name -> token owners bottom first (``"p0"``/``"p1"``); all nine villages."""
+        return {name: tuple(f"p{owner}" for owner in stack)
+                for name, stack in zip(NAMES, state.stacks, strict=True)}
+
+    def describe(self, state: ManamiState) -> str:
+        """A 3x3 picture (row 3 at the top, each village as value and stack) and the counts."""
+        lines = [self.title + (", shaman variant" if state.options.shaman else ""),
+                 "     " + "".join(f"{c:<9}" for c in "abc").rstrip()]
+        for row in (2, 1, 0):
+            cells = []
+            for v in range(row * 3, row * 3 + 3):
+                stack = "".join(str(o) for o in state.stacks[v]) or "."
+                cells.append(f"{state.values[v]:+d} {stack:<6}".replace("+0", " 0"))
+            lines.append(f"{row + 1}    " + "".join(cells).rstrip())
+        lines.append("(stacks bottom first: 0 = a token of player 0, 1 = of player 1)")
+        lines.append(f"Fruit: player 0 {state.fruit[0]}, player 1 {state.fruit[1]}; "
+                     f"supply {state.supply}; spoiled {state.spoiled}"
+                     + (" (tie-break: the next fruit gained or lost decides)"
+                        if state.tie_break else ""))
+        lines.append(f"Reserve: player 0 {state.reserve[0]}, player 1 {state.reserve[1]}")
+        if state.options.shaman:
+            lines.append("Shaman: " + ("not placed yet" if state.shaman < 0
+                                       else "between " + _edge_text(state.shaman, " and ")))
+        winners = self.winners(state)
+        if winners is not None:
+            lines.append("Game over: " + ("draw" if len(winners) == 2
+                                          else f"player {winners[0]} wins"))
+        else:
+            choices = " or ".join(self.move_text(state, m) for m in self.legal_moves(state)[:2])
+            lines.append(f"To move: player {self.to_move(state)}"
+                         + (f" ({choices})" if state.pending or state.deciders else ""))
+        return "\n".join(lines)
+
+    # -- records ---------------------------------------------------------------------------------
+    def record_segments(self, record: JSON) -> list[Segment[ManamiState]]:
+        """One segment: the set-up from ``villages``, ``first`` and ``options``, then ``moves``."""
+        opts, tiles = _read_options(options_of(record))
+        if "villages" not in record:
+            raise RecordError("a manami record needs 'villages': the value of each village")
+        values = tuple(_tile_value(v, f"village {n}")
+                       for n, v in zip(NAMES, _by_village(record["villages"], "villages"),
+                                       strict=True))
+        if tiles is not None and sorted(tiles) != sorted(values):
+            raise RecordError("the villages are not a layout of the tiles in option 'tiles'")
+        first = _player(record.get("first", 0), "'first'")
+        moves = record.get("moves")
+        if not isinstance(moves, list):
+            raise RecordError("a manami record needs 'moves': a list of move texts")
+        start = self.setup(values, first, opts)
+        return [Segment(start=lambda _previous: start, moves=moves, where={})]
+
+
+def _cell(text: str) -> int:
+    """A village index from its name; a name outside a1 to c3 is off the board (R3)."""
+    v = INDEX.get(text)
+    if v is None:
+        raise IllegalMove(f"{text!r} is not a village: villages are a1 to c3, so a step there "
+                          f"would leave the board")
+    return v
+
+
+def _stack(raw: Any, name: str) -> tuple[int, ...]:
+    if not isinstance(raw, list) or len(raw) > MAX_HEIGHT:
+        raise RecordError(f"the totem on {name} must be a list of at most three owners (0 or 1)")
+    return tuple(_player(owner, f"an owner on {name}") for owner in raw)
+
+
+GAME = Manami()
