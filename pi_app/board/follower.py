@@ -14,7 +14,7 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   legal move (Topple's Toast lifts the bottom tiki, and so does the start of many a Topple).
   Should a hand still rest longer than that mid-move, the follower revises: while the board
   shows a legal result of the position before the last move, and nothing explains it from the
-  new position, the last move is replaced (:class:`MoveRevised`).
+  new position, the last move is replaced (:class:`MoveRevised`), within ``revise_window``.
 * ``settle_removal``: the same for a move that only takes pieces off the board (Topple's Toast),
   which a knocked piece held for a moment would fake.
 * ``grace``: how long an unexplained picture may last before it is shown as a mismatch (hands
@@ -127,6 +127,7 @@ class Follower:
     settle_long: float = 0.7
     settle_removal: float = 1.5
     grace: float = 1.2
+    revise_window: float = 10.0
     history: list[tuple[Any, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 
@@ -138,7 +139,8 @@ class Follower:
         self._asking: _Asking | None = None
         self._shown: tuple[str, ViewKey] | None = None  # the guidance on show, and for what
         self._follow_up: ViewKey | None = None          # placement of a move still being tidied
-        self._previous: tuple[Position, Option] | None = None  # a last move that may be revised
+        # A last move that may still be revised: the position before it, the move, and when.
+        self._previous: tuple[Position, Option, float] | None = None
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
 
@@ -294,8 +296,6 @@ class Follower:
         if verdict is Verdict.UNCHANGED:
             self._follow_up = None
             self._guide_now = False
-            if quiet >= self.settle_long:
-                self._previous = None  # the last move has come to rest: it stands
             if self._shown is not None and not observation.unknown:
                 self._shown = None
                 out.append(InSync(now))
@@ -319,7 +319,7 @@ class Follower:
                 self._asking = _Asking("takeback", key, plies=decision.plies)
                 out.append(self._prompt(now))
             return out
-        revised = self._revise(observation, quiet, now)
+        revised = self._revise(observation, quiet, now) if verdict is Verdict.UNKNOWN else []
         if revised:
             return out + revised
         if self._follow_up is not None and _between(observation, self.position.here,
@@ -368,7 +368,10 @@ class Follower:
         of the position before it (the last move was only the middle of that one)."""
         if self._previous is None:
             return []
-        previous, accepted = self._previous
+        previous, accepted, when = self._previous
+        if now - when > self.revise_window:
+            self._previous = None
+            return []
         decision = previous.classify(observation)
         if decision.verdict not in (Verdict.MOVE, Verdict.SETTLING):
             return []
@@ -387,8 +390,8 @@ class Follower:
     # -- changing the position -------------------------------------------------------------------
     def _accept(self, option: Option, now: float, quiet: float = 0.0) -> list[Outcome]:
         player = self.game.to_move(self.state)
-        self._previous = (self.position, option) if option.extendable or option.lifts_only \
-            else None
+        self._previous = (self.position, option, now) \
+            if option.extendable or option.lifts_only else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None

@@ -1,0 +1,196 @@
+"""Move validation on a Tiki Topple board: exact scenarios through tracker, inference, follower."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rig import Rig
+
+from pi_app.board.follower import InSync, MoveAccepted, MoveRevised, TakenBack
+from pi_app.board.inference import Verdict
+from pi_app.records import replay
+
+LINE = ["Hookipa", "Kapu", "Eepo", "Nui", "Lokahi", "Akamai", "Nani", "Wikiwiki", "Huhu"]
+
+
+def start(moves: list[str] | None = None, players: int = 2) -> Any:
+    cards = [["Hookipa", "Lokahi", "Nani"], ["Wikiwiki", "Hookipa", "Akamai"],
+             ["Lokahi", "Wikiwiki", "Hookipa"]][:players]
+    record = {"game": "topple", "options": {"players": players},
+              "rounds": [{"line": LINE, "cards": cards, "first": 0, "moves": moves or []}]}
+    result = replay(record)
+    assert result.ok
+    return result.state
+
+
+def slots(rig: Rig, cell: str) -> str:
+    pieces = rig.board.pieces(cell)
+    return pieces[0] if pieces else "-"
+
+
+def test_unambiguous_move_is_accepted_at_once() -> None:
+    rig = Rig("topple", start())
+    out = rig.act(("lift", "Nui", "s4"), ("lift", "Eepo", "s3"), ("put", "Eepo", "s4"),
+                  ("lift", "Kapu", "s2"), ("put", "Kapu", "s3"), ("lift", "Hookipa", "s1"),
+                  ("put", "Hookipa", "s2"), ("put", "Nui", "s1"))
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["up3 Nui"]
+    # Accepted on the first picture that shows it: no settle wait (within two scan periods
+    # of the last piece coming to rest, 50 ms each).
+    assert accepted[0].since_rest <= 0.01
+    assert rig.follower.state.line[:4] == ("Nui", "Hookipa", "Kapu", "Eepo")
+
+
+def test_gaps_while_tikis_shift_are_never_moves() -> None:
+    rig = Rig("topple", start())
+    out = rig.act(("lift", "Akamai", "s6"), ("lift", "Nani", "s7"), ("put", "Nani", "s6"),
+                  linger=0.5)
+    assert Rig.accepted(out) == [] and not Rig.guidance(out)
+    assert rig.follower.decide(rig.now).verdict is Verdict.IN_PROGRESS
+    out = rig.act(("lift", "Wikiwiki", "s8"), ("put", "Wikiwiki", "s7"),
+                  ("lift", "Huhu", "s9"), ("put", "Huhu", "s8"), ("put", "Akamai", "s9"))
+    assert Rig.accepted(out) == ["topple Akamai"]
+
+
+def test_first_swap_of_an_up2_waits_and_the_second_swap_decides() -> None:
+    """Swapping one slot at a time: the first swap looks like an Up 1 (a transit view)."""
+    rig = Rig("topple", start())
+    out = rig.act(("lift", "Nui", "s4"), ("lift", "Eepo", "s3"), ("put", "Nui", "s3"),
+                  ("put", "Eepo", "s4"), linger=0.3)
+    assert Rig.accepted(out) == []  # could be the first half of up2 Nui
+    out = rig.act(("lift", "Nui", "s3"), ("lift", "Kapu", "s2"), ("put", "Nui", "s2"),
+                  ("put", "Kapu", "s3"))
+    assert Rig.accepted(out) == ["up2 Nui"]
+
+
+def test_up1_is_accepted_once_the_board_rests() -> None:
+    rig = Rig("topple", start())
+    out = rig.act(("lift", "Nui", "s4"), ("lift", "Eepo", "s3"), ("put", "Nui", "s3"),
+                  ("put", "Eepo", "s4"))
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["up1 Nui"]
+    assert rig.follower.settle_long - 0.01 <= accepted[0].since_rest <= 1.0
+
+
+def test_ambiguity_up1_of_bottom_or_topple_of_the_one_above_asks_by_button() -> None:
+    rig = Rig("topple", start())
+    out = rig.act(("lift", "Huhu", "s9"), ("lift", "Wikiwiki", "s8"), ("put", "Huhu", "s8"),
+                  ("put", "Wikiwiki", "s9"))
+    assert Rig.accepted(out) == []
+    prompt = Rig.prompts(out)[-1]
+    assert prompt.kind == "ambiguous"
+    assert sorted(prompt.options) == ["topple Wikiwiki", "up1 Huhu"]
+    wanted = prompt.options.index("topple Wikiwiki")
+    for _ in range((wanted - prompt.selected) % 2):
+        rig.press("menu")
+    out = rig.press("ok")
+    assert Rig.accepted(out) == ["topple Wikiwiki"]
+    assert rig.follower.state.hands[0] == (2, 1, 1, 0, 2)  # the Topple card was spent
+
+
+def test_ambiguity_answered_by_a_card_tap() -> None:
+    rig = Rig("topple", start())
+    rig.act(("lift", "Huhu", "s9"), ("lift", "Wikiwiki", "s8"), ("put", "Huhu", "s8"),
+            ("put", "Wikiwiki", "s9"))
+    out = rig.act(("put", "action:up1", "card"), linger=1.0)
+    assert Rig.accepted(out) == ["up1 Huhu"]
+
+
+def test_toast_waits_for_the_removal_to_last_and_a_knock_is_no_move() -> None:
+    rig = Rig("topple", start(["up1 Kapu", "up1 Eepo"]))
+    # A knock: the bottom tiki lifted and put back within a second is not a Toast.
+    out = rig.act(("lift", "Huhu", "s9"), linger=0.8)
+    out += rig.act(("put", "Huhu", "s9"))
+    assert Rig.accepted(out) == []
+    out = rig.act(("lift", "Huhu", "s9"))
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["toast"]
+    assert accepted[0].since_rest >= rig.follower.settle_removal - 0.2
+
+
+def test_a_toast_taken_mid_topple_is_revised() -> None:
+    """A hand that lifts the bottom tiki first and rests longer than the Toast wait."""
+    rig = Rig("topple", start(["up1 Kapu", "up1 Eepo"]))
+    out = rig.act(("lift", "Huhu", "s9"), linger=2.0)
+    assert Rig.accepted(out) == ["toast"]
+    out = rig.act(("lift", "Wikiwiki", "s8"), ("lift", "Nani", "s7"),
+                  ("put", "Wikiwiki", "s7"), ("put", "Huhu", "s8"), ("put", "Nani", "s9"))
+    revised = [o for o in out if isinstance(o, MoveRevised)]
+    assert [(r.replaced, r.text) for r in revised] == [("toast", "topple Nani")]
+    assert [t for _, t in rig.follower.history][-1] == "topple Nani"
+
+
+def test_two_move_takeback_with_confirmation() -> None:
+    rig = Rig("topple", start())
+    rig.play("up3 Lokahi")
+    rig.play("topple Kapu")
+    assert [t for _, t in rig.follower.history] == ["up3 Lokahi", "topple Kapu"]
+    out = rig.show({f"s{i + 1}": (t,) for i, t in enumerate(LINE)})
+    prompt = Rig.prompts(out)[-1]
+    assert prompt.kind == "takeback" and prompt.plies == 2
+    out = rig.press("ok")
+    assert any(isinstance(o, TakenBack) and o.plies == 2 for o in out)
+    assert rig.follower.history == [] and list(rig.follower.state.line) == LINE
+
+
+def test_back_button_undoes_the_last_move_and_guides_the_pieces_back() -> None:
+    rig = Rig("topple", start())
+    rig.play("up1 Kapu")
+    out = rig.press("back")
+    assert any(isinstance(o, TakenBack) for o in out)
+    out = rig.wait_until(rig.now + 0.5)
+    guide = Rig.guidance(rig.outcomes)[-1]
+    assert {str(f) for f in guide.fixes} == {"move Kapu from s1 to s2",
+                                             "move Hookipa from s2 to s1"}
+    out = rig.show({f"s{i + 1}": (t,) for i, t in enumerate(LINE)})
+    assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
+
+
+def test_misplaced_piece_is_guided_back_cell_by_cell() -> None:
+    rig = Rig("topple", start())
+    # Swap two tikis far apart: no card does that.
+    out = rig.act(("lift", "Kapu", "s2"), ("lift", "Nani", "s7"), ("put", "Nani", "s2"),
+                  ("put", "Kapu", "s7"))
+    assert Rig.accepted(out) == []
+    guide = Rig.guidance(out)[-1]
+    assert guide.t - rig.now < 0 and len(guide.fixes) == 2
+    assert {(f.kind, f.piece, f.cell, f.to) for f in guide.fixes} == {
+        ("move", "Nani", "s2", "s7"), ("move", "Kapu", "s7", "s2")}
+    out = rig.act(("lift", "Nani", "s2"), ("lift", "Kapu", "s7"), ("put", "Kapu", "s2"),
+                  ("put", "Nani", "s7"))
+    assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
+
+
+def test_unknown_tag_is_reported_on_its_cell() -> None:
+    rig = Rig("topple", start())
+    uid = "04DEADBEEF0001"
+    out = rig.deliver([*rig.sensors.run([])])
+    from pi_app.hw.events import TagsSeen
+
+    out = rig.deliver([TagsSeen(rig.now + 0.1, 9, frozenset({uid}))])
+    assert rig.follower.observation(rig.now).unknown == {"card": (uid,)}
+    guide = Rig.guidance(out)[-1]
+    assert [(f.kind, f.piece, f.cell) for f in guide.fixes] == [("unknown", uid, "card")]
+
+
+@pytest.mark.parametrize("absent_after", [1, 3])
+def test_a_tag_missed_for_several_scans_changes_nothing(absent_after: int) -> None:
+    """The reader drops Nui for a few scans while the presence sensor stays on."""
+    rig = Rig("topple", start(), absent_after=absent_after)
+    from pi_app.hw.events import TagsSeen
+
+    nui = rig.board.cells["s4"][0]
+    t = rig.now
+    events = [TagsSeen(t + 0.05 * k, 3, frozenset()) for k in range(1, 2)]
+    events.append(TagsSeen(t + 0.4, 3, frozenset({nui})))  # read again within the grace
+    out = rig.deliver(events)
+    assert Rig.accepted(out) == [] and not Rig.guidance(out)
+
+
+def test_decision_time_is_a_lookup() -> None:
+    rig = Rig("topple", start())
+    position = rig.follower.position
+    assert position.by_placement and position.transit
+    observation = rig.follower.observation(rig.now)
+    assert position.classify(observation).verdict is Verdict.UNCHANGED
