@@ -13,8 +13,9 @@ Reported per game:
   p99 at most 1 ms on an x86 core), with ``position_build_ms``, the precomputation done once
   per accepted move while the players reach for the next piece;
 * ``rest_to_accept_s``: simulated seconds from the last piece coming to rest to acceptance, for
-  moves accepted without a question, split into moves no other legal move passes through
-  (target: two scan periods) and the others, which wait on purpose.
+  moves accepted without a question: ``at once`` (a clear, finished move: target two scan
+  periods, plus the board's ``settle_min``) and ``settled`` (moves that are also the middle of
+  another move, or only lift pieces off, wait on purpose).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from pi_app.games import GAME_NAMES, get_game
 from pi_app.sim.hands import Noise
 from pi_app.sim.players import registry_for
 from pi_app.sim.table import Rates, SimTable, TableStats
-
-SCAN_PERIOD = {"topple": 0.05, "manami": 0.06, "tactiki": 0.13}
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -53,10 +52,10 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
     started = time.process_time()
     while total.moves_made < moves:
         table = SimTable(game, geometry, registry, rng,
-                         noise=Noise.table() if noisy else Noise.clean(),
+                         noise=Noise.table(carried=game_name != "topple") if noisy
+                         else Noise.clean(),
                          rates=Rates.table() if noisy else Rates(),
-                         miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0,
-                         scan_period=SCAN_PERIOD[game_name])
+                         miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0)
         total.merge(table.play_game())
     cpu = time.process_time() - started
     builds: list[float] = []
@@ -70,8 +69,10 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
         builds.append(time.perf_counter() - t0)
         state = game.apply(state, game.random_move(state, rng))
     decisions = [d * 1000 for d in total.decision_seconds]
-    latency = total.accept_latency
-    scan = SCAN_PERIOD[game_name]
+    pairs = list(zip(total.accept_latency, total.accept_how, strict=True))
+    at_once = [x for x, how in pairs if how == "at once"]
+    settled = [x for x, how in pairs if how == "settled"]
+    scan = geometry.scan_period
     return {
         "games": total.games,
         "moves_made": total.moves_made,
@@ -95,12 +96,13 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
                               "p99": round(percentile(builds, 99) * 1000, 3)},
         "rest_to_accept_s": {
             "scan_period": scan,
-            "at_once_p50": round(percentile([x for x in latency if x <= 2 * scan], 50), 3),
-            "at_once_p99": round(percentile([x for x in latency if x <= 2 * scan], 99), 3),
-            "at_once_share": round(sum(1 for x in latency if x <= 2 * scan)
-                                   / max(len(latency), 1), 3),
-            "waited_p50": round(percentile([x for x in latency if x > 2 * scan], 50), 3),
-            "waited_p99": round(percentile([x for x in latency if x > 2 * scan], 99), 3),
+            "settle_min": geometry.settle_min,
+            "at_once_share": round(sum(1 for h in total.accept_how if h == "at once")
+                                   / max(len(total.accept_how), 1), 3),
+            "at_once_p50": round(percentile(at_once, 50), 3),
+            "at_once_p99": round(percentile(at_once, 99), 3),
+            "settled_p50": round(percentile(settled, 50), 3),
+            "settled_p99": round(percentile(settled, 99), 3),
         },
         "cpu_s": round(cpu, 1),
     }

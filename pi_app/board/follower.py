@@ -7,6 +7,9 @@ each accepted move before it confirms it, and renders the outcomes on LEDs and s
 
 Timing (all in seconds, passed in by the caller; nothing here reads a clock):
 
+* ``settle_min``: how long even a clear, finished move must stay still before it is accepted.
+  Zero for boards whose readers report a lifted piece at once; a fraction of a scan period
+  where a piece carried over a stack may be read there on its way (TacTiki).
 * ``settle``: how long a picture must stay still before an ambiguous, incomplete or possibly
   unfinished move is accepted or asked about. A complete, unambiguous, finished move does not
   wait at all.
@@ -23,13 +26,20 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.board.geometry import Geometry
-from pi_app.board.inference import Decision, Fix, Option, Position, Verdict, guidance
+from pi_app.board.inference import (
+    Decision,
+    Fix,
+    Option,
+    Position,
+    Verdict,
+    between,
+    guidance,
+)
 from pi_app.board.registry import TagRegistry
 from pi_app.board.tracker import Observation, Tracker, ViewKey
 from pi_app.games.base import Game
@@ -50,6 +60,9 @@ class MoveAccepted:
     state: Any
     since_rest: float
     """Seconds from the board's last change to the acceptance (the settle cost)."""
+    how: str = "at once"
+    """``at once`` (clear and finished), ``settled`` (after resting: incomplete picture, or
+    the middle of another move), ``asked`` (a question was answered) or ``forced``."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,8 @@ class Follower:
     state: Any
     geometry: Geometry
     registry: TagRegistry
+    settle_min: float | None = None
+    """None: the board's own (``Geometry.settle_min``)."""
     settle: float = 0.25
     settle_long: float = 0.7
     settle_removal: float = 1.5
@@ -133,6 +148,8 @@ class Follower:
 
     def __post_init__(self) -> None:
         self.tracker = Tracker(self.geometry, self.registry)
+        self._settle_min = (self.geometry.settle_min if self.settle_min is None
+                            else self.settle_min)
         self.cells = tuple(self.game.expected_view(self.state))
         self._position: Position | None = None
         self._prepared = False  # the position's silent decisions have been asked for
@@ -191,16 +208,21 @@ class Follower:
         self._shown = None
 
     def _decisions(self, now: float) -> list[Outcome]:
-        """Decisions the sensors cannot see (Manami's ``resolve``, ``shaman stay``, a forced
-        ``pass``) are asked for at once, or taken when there is no choice at all."""
-        silent = self.position.by_placement.get(self.position.here, [])
-        if not silent:
+        """Decisions the sensors cannot see. When every legal move is one (Manami's
+        ``resolve``, a forced ``pass``) the follower asks at once, or takes the only one;
+        when pieces could move too (TacTiki's waiting turn, ``shaman stay``), the player
+        says so with the OK button (:meth:`press`)."""
+        silent = self._silent()
+        if not silent or len(self.position.by_placement) > 1:
             return []
-        physical = len(self.position.by_placement) > 1
-        if len(silent) == 1 and not physical:
-            return self._accept(silent[0], now)
+        if len(silent) == 1:
+            return self._accept(silent[0], now, how="forced")
         self._asking = _Asking("decision", self.position.here, tuple(silent))
         return [self._prompt(now)]
+
+    def _silent(self) -> list[Option]:
+        """Legal moves that leave the board as it is."""
+        return self.position.by_placement.get(self.position.here, [])
 
     # -- input -----------------------------------------------------------------------------------
     def feed(self, event: SensorEvent, now: float) -> list[Outcome]:
@@ -218,7 +240,8 @@ class Follower:
     def next_deadline(self, now: float) -> float | None:
         """The next time after ``now`` when :meth:`tick` may have something to say."""
         last = self.tracker.last_change
-        times = [self.tracker.next_deadline(), last + self.settle, last + self.settle_long,
+        times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
+                 last + self.settle_long,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace]
         return min((t for t in times if t is not None and t > now), default=None)
 
@@ -227,6 +250,9 @@ class Follower:
         question or, with none open, takes the last move back."""
         asking = self._asking
         if asking is None:
+            if button == "ok" and self._silent():
+                self._asking = _Asking("decision", self.position.here, tuple(self._silent()))
+                return [self._prompt(now)]
             if button == "back" and self.history:
                 self._undone = self.tracker.observation(now).key(self.cells)
                 return self._take_back(1, now)
@@ -244,7 +270,8 @@ class Follower:
             self._asking = None
             if asking.kind == "takeback":
                 return [PromptCleared(now), *self._take_back(asking.plies, now)]
-            return [PromptCleared(now), *self._accept(asking.options[asking.selected], now)]
+            return [PromptCleared(now),
+                    *self._accept(asking.options[asking.selected], now, how="asked")]
         return []
 
     def choose(self, card: str, now: float) -> list[Outcome]:
@@ -255,7 +282,7 @@ class Follower:
         for option in asking.options:
             if option.text.split()[0] == card:
                 self._asking = None
-                return [PromptCleared(now), *self._accept(option, now)]
+                return [PromptCleared(now), *self._accept(option, now, how="asked")]
         return []
 
     # -- the decision ----------------------------------------------------------------------------
@@ -303,11 +330,13 @@ class Follower:
                 out += self._guide("mismatch", observation, key, now)
             return out
         if verdict is Verdict.MOVE:
-            return out + self._accept(decision.options[0], now, quiet)
+            if quiet >= self._settle_min:
+                return out + self._accept(decision.options[0], now, quiet, "at once")
+            return out
         if verdict is Verdict.SETTLING:
             option = decision.options[0]
             if quiet >= self._rest_needed(option):
-                return out + self._accept(option, now, quiet)
+                return out + self._accept(option, now, quiet, "settled")
             return out
         if verdict is Verdict.AMBIGUOUS:
             if quiet >= self.settle:
@@ -322,20 +351,24 @@ class Follower:
         revised = self._revise(observation, quiet, now) if verdict is Verdict.UNKNOWN else []
         if revised:
             return out + revised
-        if self._follow_up is not None and _between(observation, self.position.here,
-                                                    self._follow_up):
+        if self._follow_up is not None and between(observation, self.position.here,
+                                                   self._follow_up):
             return out + self._guide("follow_up", observation, key, now)
+        for untidy, tidy in self.position.tidy.items():  # a fight in the middle of a turn
+            if between(observation, tidy, untidy):
+                return out + self._guide("follow_up", observation, key, now, dict(tidy))
         waited = self.grace * (2 if verdict is Verdict.IN_PROGRESS else 1)
         if quiet >= waited or self._guide_now:
             out += self._guide("mismatch", observation, key, now)
         return out
 
-    def _guide(self, kind: str, observation: Observation, key: ViewKey,
-               now: float) -> list[Outcome]:
+    def _guide(self, kind: str, observation: Observation, key: ViewKey, now: float,
+               target: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome]:
         if self._shown == (kind, key):
             return []
         self._shown = (kind, key)
-        target = self.game.expected_view(self.state)
+        if target is None:
+            target = self.game.expected_view(self.state)
         return [Guidance(now, kind, tuple(guidance(observation, target, self.geometry,
                                                      self.cells)))]
 
@@ -361,7 +394,7 @@ class Follower:
         """How long the board must rest before ``option`` is accepted without asking."""
         if option.lifts_only:
             return self.settle_removal
-        return self.settle_long if option.extendable else self.settle
+        return max(self._settle_min, self.settle_long if option.extendable else self.settle)
 
     def _revise(self, observation: Observation, quiet: float, now: float) -> list[Outcome]:
         """Replace the last move when the board, unexplained now, shows another legal result
@@ -388,14 +421,15 @@ class Follower:
         return [MoveRevised(now, accepted.text, option.text, option.state)]
 
     # -- changing the position -------------------------------------------------------------------
-    def _accept(self, option: Option, now: float, quiet: float = 0.0) -> list[Outcome]:
+    def _accept(self, option: Option, now: float, quiet: float = 0.0,
+                how: str = "asked") -> list[Outcome]:
         player = self.game.to_move(self.state)
         self._previous = (self.position, option, now) \
             if option.extendable or option.lifts_only else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
-        return [MoveAccepted(now, option.text, player, option.state, quiet)]
+        return [MoveAccepted(now, option.text, player, option.state, quiet, how)]
 
     def _take_back(self, plies: int, now: float) -> list[Outcome]:
         plies = min(plies, len(self.history))
@@ -420,12 +454,3 @@ class Follower:
         self._asking = None
         self._follow_up = None
         self._previous = None
-
-
-def _between(observation: Observation, final: ViewKey, placement: ViewKey) -> bool:
-    """True when every cell holds no less than ``final`` and no more than ``placement``."""
-    for (cell, want), (_, most) in zip(final, placement, strict=True):
-        have = Counter(observation.pieces.get(cell, ()))
-        if Counter(want) - have or have - Counter(most):
-            return False
-    return True

@@ -51,6 +51,11 @@ class Geometry:
     reader_chip: str
     cells: tuple[Cell, ...]
     status_leds: Mapping[str, tuple[int, ...]]
+    scan_period: float = 0.05
+    """Seconds for the firmware to scan every reader once (firmware/PROTOCOL.md)."""
+    settle_min: float = 0.0
+    """Seconds even a clear move must rest before it is accepted (a piece carried over a
+    stack may be read there on its way; 0 where that cannot happen)."""
 
     @cached_property
     def _by_name(self) -> dict[str, Cell]:
@@ -177,11 +182,18 @@ def parse_geometry(data: Any, source: str = "geometry") -> Geometry:
             _channel(led, lambda why, k=f"status_leds.{who}": fail(k, why))
             claim("led", led, f"status {who}", f"status_leds.{who}")
         status[who] = tuple(leds)
+    timing = {}
+    for key, default in (("scan_period_s", 0.05), ("settle_min_s", 0.0)):
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 5:
+            raise fail(key, "must be a number of seconds from 0 to 5")
+        timing[key] = float(value)
     return Geometry(
         game=data["game"], title=data["title"],
         size_mm=_pair(data.get("size_mm"), fail, "size_mm"),
         reader_chip=str(data.get("reader_chip", "")),
         cells=tuple(cells), status_leds=status,
+        scan_period=timing["scan_period_s"], settle_min=timing["settle_min_s"],
     )
 
 

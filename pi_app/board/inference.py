@@ -27,6 +27,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any
 
 from pi_app.board.geometry import Geometry
@@ -84,6 +85,9 @@ class Position:
     by_placement: dict[ViewKey, list[Option]] = field(default_factory=dict)
     transit: dict[ViewKey, list[Option]] = field(default_factory=dict)
     earlier: dict[ViewKey, int] = field(default_factory=dict)
+    tidy: dict[ViewKey, ViewKey] = field(default_factory=dict)
+    """Mid-move pictures that await a follow-up (a TacTiki fight in the first step of two)
+    -> the same picture with the defeated pieces taken off."""
 
     @classmethod
     def build(cls, game: Game[Any, Any], state: Any, cells: Sequence[str],
@@ -102,13 +106,16 @@ class Position:
             placement = view_key(game.placement_view(state, move), cells)
             final = view_key(game.expected_view(after), cells)
             lifts_only = all(Counter(p) <= Counter(h) for (_, p), (_, h)
-                             in zip(placement, here, strict=True))
+                             in zip(placement, here, strict=True) if p != h)
             option = Option(move, text, after, placement, final, lifts_only=lifts_only)
             position.by_placement.setdefault(placement, []).append(option)
-            for view in game.transit_views(state, move):
-                key = view_key(view, cells)
+            keys = [view_key(view, cells) for view in game.transit_views(state, move)]
+            for key in keys:
                 if key not in (here, placement):
                     position.transit.setdefault(key, []).append(option)
+            for untidy, tidied in pairwise(keys):
+                if untidy != tidied and _only_removes(untidy, tidied):
+                    position.tidy[untidy] = tidied
         for placement, options in position.by_placement.items():
             if placement in position.transit:
                 options[:] = [replace(o, extendable=True) for o in options]
@@ -137,6 +144,22 @@ class Position:
         if passing:
             return Decision(Verdict.IN_PROGRESS, tuple(passing))
         return Decision(Verdict.UNKNOWN)
+
+
+def _only_removes(before: ViewKey, after: ViewKey) -> bool:
+    """True when ``after`` is ``before`` with some pieces taken off and nothing added."""
+    return all(Counter(a) <= Counter(b) for (_, b), (_, a) in zip(before, after, strict=True)
+               if a != b)
+
+
+def between(observation: Observation, least: ViewKey, most: ViewKey) -> bool:
+    """True when every cell holds no less than ``least`` and no more than ``most``: a
+    follow-up (taking pieces off) is under way from ``most`` to ``least``."""
+    for (cell, want), (_, ceiling) in zip(least, most, strict=True):
+        have = Counter(observation.pieces.get(cell, ()))
+        if Counter(want) - have or have - Counter(ceiling):
+            return False
+    return True
 
 
 # -- guidance -------------------------------------------------------------------------------------

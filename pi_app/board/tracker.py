@@ -12,6 +12,9 @@ pictures with engine views:
   tag turns up elsewhere.
 * **Presence flicker.** A presence sensor must hold "empty" for ``presence_debounce`` seconds
   before the tracker believes it (a reed contact chatters when a piece slides over it).
+* **Ghosts.** A piece carried over a neighbouring cell may be read there, and the firmware
+  reports a tag gone only after several clean misses. A tag is in one place: when a reader
+  newly reports a tag, every other cell forgets it at once.
 * **Unknown tags.** A UID the registry does not know is kept apart, on its cell, so the referee
   can say "unknown piece on c3" instead of crashing or ignoring it.
 
@@ -62,9 +65,25 @@ class Observation:
         return tuple((c, pieces.get(c, ())) for c in cells)
 
 
+_SORTED: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
 def view_key(view: Mapping[str, tuple[str, ...]], cells: Iterable[str]) -> ViewKey:
-    """An engine view as the key sensors would produce for it (order inside a cell dropped)."""
-    return tuple((c, tuple(sorted(view.get(c, ())))) for c in cells)
+    """An engine view as the key sensors would produce for it (order inside a cell dropped).
+
+    The sorted form of each stack is memoised: the same stacks recur in every candidate move
+    of a position, and building candidate keys is most of the work of move inference.
+    """
+    out = []
+    for c in cells:
+        stack = view.get(c, ())
+        key = _SORTED.get(stack)
+        if key is None:
+            if len(_SORTED) > 50_000:
+                _SORTED.clear()
+            key = _SORTED[stack] = tuple(sorted(stack))
+        out.append((c, key))
+    return tuple(out)
 
 
 class Tracker:
@@ -77,6 +96,7 @@ class Tracker:
         self.miss_grace = miss_grace
         self.presence_debounce = presence_debounce
         self._seen: dict[str, frozenset[str]] = {}       # cell -> UIDs its reader reports
+        self._home: dict[str, str] = {}                  # UID -> the cell that read it last
         self._sticky: dict[str, dict[str, float]] = {}   # cell -> UID -> kept until
         self._present: dict[str, bool] = {}              # cell -> believed presence
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
@@ -115,6 +135,8 @@ class Tracker:
         if tags == old:
             return False
         self._seen[name] = tags
+        for uid in tags - old:  # newly read here: it has left wherever it was before
+            self._home[uid] = name
         sticky = self._sticky.setdefault(name, {})
         for uid in tags:
             sticky.pop(uid, None)
@@ -178,7 +200,7 @@ class Tracker:
         lookup = self.registry.lookup
         for cell in self.geometry.cells:
             name = cell.name
-            uids = set(self._seen.get(name, ()))
+            uids = {u for u in self._seen.get(name, ()) if self._home.get(u, name) == name}
             uids.update(self._sticky.get(name, ()))
             known = []
             strangers = []

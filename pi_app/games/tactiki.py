@@ -31,7 +31,7 @@ Turns
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple, TypeAlias
@@ -119,12 +119,29 @@ class _Tables:
                 copy = k - ranks.index(rank)
                 ids.append(f"{ID_PREFIX[q]}{rank}{'abcdefghij'[copy]}")
         self.ids: tuple[str, ...] = tuple(ids)
+        #: What sensors read: owner and rank, no copy letter (same-rank pieces are alike).
+        self.sensed: tuple[str, ...] = tuple(name[:-1] for name in ids)
+        self._sensed_columns: dict[tuple[int, ...], tuple[str, ...]] = {}
         self.index: dict[str, int] = {name: p for p, name in enumerate(ids)}
         n = len(self.piece_rank)
         #: duel outcome of piece a attacking piece d, flattened as a * 20 + d.
         self.duel: tuple[int, ...] = tuple(
             duel(self.piece_rank[a], self.piece_rank[d]) for a in range(n) for d in range(n))
         self._ranks_in: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+    def sense(self, columns: Iterable[tuple[int, ...]]) -> dict[str, tuple[str, ...]]:
+        """Field name -> sensed names bottom first (memoised per column: move inference looks
+        at hundreds of boards that differ in two or three fields)."""
+        cache = self._sensed_columns
+        if len(cache) > 20_000:
+            cache.clear()
+        out: dict[str, tuple[str, ...]] = {}
+        for name, col in zip(FIELD_NAMES, columns, strict=True):
+            sensed = cache.get(col)
+            if sensed is None:
+                sensed = cache[col] = tuple(self.sensed[p] for p in col)
+            out[name] = sensed
+        return out
 
     def ranks_in(self, grave: tuple[int, ...]) -> tuple[int, ...]:
         """The distinct ranks in a graveyard, ascending (memoised: random play asks every turn,
@@ -557,7 +574,18 @@ class TacTikiGame(Game[TacState, Move]):
 
     def _turn_table(self, state: TacState) -> dict[Any, Move]:
         """Every legal turn keyed by its resulting position, each under its canonical text (R12):
-        fewest steps, then the alphabetically first text."""
+        fewest steps, then the alphabetically first text. The last table is kept: move
+        inference asks for the canonical text of every legal turn of one position."""
+        cached = self._last_table
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        table = self._compute_turn_table(state)
+        self._last_table = (state, table)
+        return table
+
+    _last_table: tuple[TacState, dict[Any, Move]] | None = None
+
+    def _compute_turn_table(self, state: TacState) -> dict[Any, Move]:
         if state.winner is not None or state.draw:
             return {}
         player, opts = state.player, state.options
@@ -864,9 +892,39 @@ class TacTikiGame(Game[TacState, Move]):
 
     # -- sensors ---------------------------------------------------------------------------------
     def expected_view(self, state: TacState) -> View:
-        """Field name -> piece ids bottom first, for all 25 fields (graveyards are off-board)."""
+        """Field name -> what ideal sensors read there, bottom first, for all 25 fields.
+
+        Sensors see owner and rank (``T3``, ``C5``), never the copy letter: two TIKI 3s are
+        the same piece for the rules, and players may swap them without anybody noticing, so
+        the tag registry names tags by owner and rank. :meth:`piece_ids` has the engine's ids.
+        """
+        return state.options.tables.sense(state.columns)
+
+    def piece_ids(self, state: TacState) -> dict[str, tuple[str, ...]]:
+        """Field name -> the engine's piece ids (``T3a``), bottom first, for all 25 fields."""
         ids = state.options.tables.ids
         return {FIELD_NAMES[f]: tuple(ids[p] for p in col) for f, col in enumerate(state.columns)}
+
+    def placement_view(self, state: TacState, move: Move) -> View:
+        """The board once the player has made every step by hand, before anyone removes the
+        pieces a fight defeated: they are still where they were (the station settles fights
+        from the registered ranks and then shows what to take off)."""
+        return _physical_views(state, move)[-1]
+
+    def transit_views(self, state: TacState, move: Move) -> list[View]:
+        """After the first step of two: with the fight's losers still there, and taken off."""
+        if not isinstance(move, Steps) or len(move.steps) < 2:
+            return []
+        first = _physical_views(state, move)[0]
+        middle = self.trace(state, move)[0]
+        return [first, self.expected_view(middle)]
+
+    def pieces(self, state: TacState) -> list[str]:
+        return list(state.options.tables.sensed)
+
+    def setup_record(self, state: TacState) -> JSON:
+        return {"game": "tactiki", "options": state.options.to_json(),
+                "setup": self.setup_of(state), "moves": []}
 
     # -- records ---------------------------------------------------------------------------------
     def record_segments(self, record: JSON) -> list[Segment[TacState]]:
@@ -926,6 +984,24 @@ class TacTikiGame(Game[TacState, Move]):
             quiet = f"{state.quiet} of {limit}" if limit else str(state.quiet)
             lines.append(f"{PLAYER_NAMES[state.player]} to move (quiet turns: {quiet})")
         return "\n".join(lines)
+
+
+def _physical_views(state: TacState, move: Move) -> list[View]:
+    """The board after each step of ``move`` made by hand, no defeated piece taken off yet."""
+    tables = state.options.tables
+    if not isinstance(move, Steps):
+        return [GAME.expected_view(GAME.apply(state, move))]
+    board = [list(col) for col in state.columns]
+    engine = state
+    views: list[View] = []
+    for src, dst in move.steps:
+        piece = engine.columns[src][-1]  # the engine's top: a dead piece on top is off already
+        board[src].remove(piece)
+        board[dst].append(piece)
+        views.append(tables.sense(tuple(col) for col in board))
+        if len(views) < len(move.steps):
+            engine = GAME.trace(state, move)[0]
+    return views
 
 
 def _check_step(cols: Sequence[tuple[int, ...]], player: int, src: int, dst: int,

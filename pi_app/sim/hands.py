@@ -46,15 +46,19 @@ class Noise:
     hesitate: float = 0.0   # a long pause in the middle of the move
     knock: float = 0.0      # per move: a neighbouring piece is knocked off and put back
     swap_style: float = 0.0  # per move: go through the engine's waypoints (bubbling swaps)
+    slide_dwell: tuple[float, float] = (0.05, 0.3)  # seconds on the neighbour when sliding
 
     @classmethod
     def clean(cls) -> Noise:
         return cls()
 
     @classmethod
-    def table(cls) -> Noise:
-        """Realistic play at a table."""
-        return cls(slide=0.15, hesitate=0.1, knock=0.05, swap_style=0.3)
+    def table(cls, carried: bool = False) -> Noise:
+        """Realistic play at a table. ``carried``: pieces are lifted and carried (stacks),
+        so a "slide" is the hand passing over a neighbouring cell for a moment; otherwise
+        pieces slide in a groove past the next slot (Tiki Topple)."""
+        dwell = (0.02, 0.1) if carried else (0.05, 0.3)
+        return cls(slide=0.15, hesitate=0.1, knock=0.05, swap_style=0.3, slide_dwell=dwell)
 
 
 @dataclass
@@ -217,7 +221,7 @@ class Hands:
             return t
         over = self.rng.choice(neighbours)
         t = self._emit(board, Action(t, uid, over, put=True), actions)
-        t += self.rng.uniform(0.05, 0.3)
+        t += self.rng.uniform(*self.noise.slide_dwell)
         t = self._emit(board, Action(t, uid, over, put=False), actions)
         return t + self.rng.uniform(0.02, 0.1)
 

@@ -62,6 +62,8 @@ class TableStats:
     longest_recovery: float = 0.0
     accept_latency: list[float] = field(default_factory=list)
     """Seconds from the last piece at rest to acceptance, for moves accepted without a question."""
+    accept_how: list[str] = field(default_factory=list)
+    """For each entry of ``accept_latency``: ``at once`` or ``settled`` (MoveAccepted.how)."""
     decision_seconds: list[float] = field(default_factory=list)
     """Wall-clock seconds the follower spent per event it was fed (the decision time)."""
 
@@ -97,7 +99,7 @@ class SimTable:
 
     def __init__(self, game: Game[Any, Any], geometry: Geometry, registry: TagRegistry,
                  rng: random.Random, *, noise: Noise | None = None, rates: Rates | None = None,
-                 miss: float = 0.0, flicker: float = 0.0, scan_period: float = 0.05,
+                 miss: float = 0.0, flicker: float = 0.0, scan_period: float | None = None,
                  state: Any = None, listener: Listener | None = None) -> None:
         self.game = game
         self.rng = rng
@@ -105,8 +107,8 @@ class SimTable:
         self.state = state if state is not None else game.new_game(rng)
         self.board = PhysicalBoard(geometry, registry)
         self.hands = Hands(rng, noise)
-        self.sensors = SensorModel(geometry, rng, scan_period=scan_period, miss=miss,
-                                   flicker=flicker)
+        self.sensors = SensorModel(geometry, rng, miss=miss, flicker=flicker,
+                                   scan_period=scan_period or geometry.scan_period)
         self.follower = Follower(game, self.state, geometry, registry)
         self.stats = TableStats()
         self.listener = listener
@@ -207,8 +209,9 @@ class SimTable:
             if final != placement:  # the follow-up the rules demand
                 self._move_by_hand(final)
             if len(self.accepted) > before and self.accepted[before].t >= rest and \
-                    not any(isinstance(o, Prompt) for o in self.outcomes[-8:]):
+                    self.accepted[before].how in ("at once", "settled"):
                 self.stats.accept_latency.append(self.accepted[before].t - rest)
+                self.stats.accept_how.append(self.accepted[before].how)
         self._settle_back()
         self._judge(intended, before)
 
@@ -238,7 +241,10 @@ class SimTable:
                 self.press("back")
 
     def _answer_decision(self, move: Any, intended: Any) -> None:
+        """A move the sensors cannot see: answer the question, or ask for it with OK."""
         self._tick_until(self.now + 0.5)
+        if self.follower.state != intended and self._open_prompt() is None:
+            self.press("ok")
         if self.follower.state != intended:
             self._answer(intended, move)
 
@@ -268,11 +274,27 @@ class SimTable:
                 return outcome
         return None
 
+    def _forced(self, state: Any) -> tuple[Any, int]:
+        """``state`` after the moves nobody chooses (a pass when nothing else is legal), which
+        the follower takes by itself, and how many there were."""
+        game = self.game
+        count = 0
+        while count < 4 and not game.is_over(state) and game.to_move(state) is not None:
+            moves = game.legal_moves(state)
+            if len(moves) != 1 or game.placement_view(state, moves[0]) != \
+                    game.expected_view(state):
+                break
+            state = game.apply(state, moves[0])
+            count += 1
+        return state, count
+
     def _judge(self, intended: Any, before: int) -> None:
+        intended, forced = self._forced(intended)
         accepted = self.accepted[before:]
         if self.follower.state == intended:
             self.stats.moves_accepted += 1
-            self.stats.phantom += max(0, len(accepted) - 1 - self._revisions(before))
+            extra = len(accepted) - 1 - forced - self._revisions(before)
+            self.stats.phantom += max(0, extra)
         else:
             self.stats.missed += 1
             self.stats.phantom += len(accepted)
