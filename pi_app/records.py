@@ -8,6 +8,7 @@ order, stopping at the first illegal move with its location and a reason a playe
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,36 @@ def replay(record: JSON) -> Replay:
     if state is None:
         raise RecordError("the record has nothing to play")
     return Replay(game, state, None, applied)
+
+
+# -- building records from a station's events -----------------------------------------------------
+def _moves_of(record: JSON) -> list[str]:
+    """The move list new moves go to: the last round's (Topple) or the record's own."""
+    rounds = record.get("rounds")
+    if isinstance(rounds, list):
+        moves: list[str] = rounds[-1].setdefault("moves", [])
+        return moves
+    moves = record.setdefault("moves", [])
+    return moves
+
+
+def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
+    """The record of a game: its set-up record with the station's play events applied.
+
+    ``move`` appends, ``revise`` replaces the last move, ``takeback`` removes moves (never past
+    the start of a Topple round), ``deal`` starts a Topple round; other kinds are ignored.
+    """
+    record: JSON = json.loads(json.dumps(setup))
+    for kind, data in events:
+        if kind == "move":
+            _moves_of(record).append(data["text"])
+        elif kind == "revise":
+            moves = _moves_of(record)
+            if moves:
+                moves[-1] = data["text"]
+        elif kind == "takeback":
+            moves = _moves_of(record)
+            del moves[max(0, len(moves) - int(data["plies"])):]
+        elif kind == "deal":
+            record.setdefault("rounds", []).append(dict(data["round"], moves=[]))
+    return record

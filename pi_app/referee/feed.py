@@ -1,0 +1,97 @@
+"""The station feed: what one station tells the world, and the actions it takes from outside.
+
+The daemon is the only producer. It calls :meth:`StationFeed.update` with a status snapshot
+whenever something a person would see changes, and :meth:`StationFeed.event` with every event it
+stored. Consumers (the station's web page, the MQTT publisher, the terminal demo) read
+:attr:`StationFeed.snapshot`, register a listener, or await :meth:`StationFeed.subscribe` for
+server-sent events. Actions from outside (undo, new game, override a ruling) go through
+:meth:`StationFeed.act`, which calls the handler the daemon registered; the web layer checks the
+PIN or token before it calls.
+
+Snapshot (a JSON object)::
+
+    {"board": "table-7", "game": "topple", "title": "Tiki Topple", "game_id": 3,
+     "players": ["Ana", "Ben"], "status": "playing",   # idle|setup|playing|prompt|mismatch|
+                                                        # follow_up|over|offline
+     "to_move": 0, "scores": [12, 7], "winners": null,
+     "moves": ["up1 Nani", ...],                         # this game's moves, in order
+     "record": {...},                                    # the game record so far
+     "view": {"s1": ["Nani"], ...},                      # what should stand on each cell
+     "prompt": {"kind": "ambiguous", "options": [...], "selected": 0} | null,
+     "guidance": ["move Nani from s2 to s1", ...],       # what to fix, nearest first
+     "text": "...",                                      # the engine's plain-text picture
+     "seq": 41,                                          # the last stored event's id
+     "updated": 1764433000.0}
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pi_app.games.base import JSON
+from pi_app.referee.store import Event
+
+Listener = Callable[[str, JSON], None]
+"""Called with ("status", snapshot) or ("event", event JSON)."""
+Action = Callable[..., Awaitable[JSON]]
+
+
+class ActionError(ValueError):
+    """An action that cannot be done now; the message says why (shown to the person)."""
+
+
+class StationFeed:
+    def __init__(self, board: str) -> None:
+        self.board = board
+        self.snapshot: JSON = {"board": board, "status": "idle", "seq": 0}
+        self._listeners: list[Listener] = []
+        self._queues: set[asyncio.Queue[tuple[str, JSON]]] = set()
+        self._actions: dict[str, Action] = {}
+
+    # -- producer side ---------------------------------------------------------------------------
+    def update(self, snapshot: JSON) -> None:
+        self.snapshot = {"board": self.board, **snapshot}
+        self._emit("status", self.snapshot)
+
+    def event(self, event: Event) -> None:
+        self._emit("event", {"board": self.board, **event.to_json()})
+
+    def handle(self, name: str, action: Action) -> None:
+        """Register what an outside action does (the daemon's undo, new game, ...)."""
+        self._actions[name] = action
+
+    def _emit(self, kind: str, payload: JSON) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(kind, payload)
+            except Exception:  # a broken consumer must never stop the referee
+                self._listeners.remove(listener)
+        for queue in list(self._queues):
+            if queue.qsize() < 1000:
+                queue.put_nowait((kind, payload))
+
+    # -- consumer side ---------------------------------------------------------------------------
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def subscribe(self) -> asyncio.Queue[tuple[str, JSON]]:
+        queue: asyncio.Queue[tuple[str, JSON]] = asyncio.Queue()
+        queue.put_nowait(("status", self.snapshot))
+        self._queues.add(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[tuple[str, JSON]]) -> None:
+        self._queues.discard(queue)
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        return tuple(self._actions)
+
+    async def act(self, name: str, **args: Any) -> JSON:
+        """Run an outside action; :class:`ActionError` when it is unknown or refused."""
+        action = self._actions.get(name)
+        if action is None:
+            raise ActionError(f"unknown action {name!r}")
+        return await action(**args)

@@ -1,0 +1,131 @@
+"""A session: one game on one board, kept in the event store.
+
+The session is the only writer of a game's events. It turns what the follower decided into
+stored events (commit first, then the caller may confirm on the LEDs), keeps the game record
+up to date, and rebuilds a game from the store after a restart: the record is its set-up with
+the play events folded in (:func:`pi_app.records.fold`), and the position is that record
+replayed by the engine, so a resumed game is exactly the game that was stored.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_app.games import Game, get_game
+from pi_app.games.base import JSON
+from pi_app.records import fold, replay
+from pi_app.referee.store import PLAY_KINDS, Event, EventStore, GameRow, StoreError
+
+
+@dataclass
+class Session:
+    store: EventStore
+    game: Game[Any, Any]
+    game_id: int
+    record: JSON
+    state: Any
+    history: list[tuple[Any, str]] = field(default_factory=list)
+    """(state before, move text) of the moves of the current round, for the follower."""
+
+    # -- starting and resuming -------------------------------------------------------------------
+    @classmethod
+    def new(cls, store: EventStore, game_name: str, *, rng: random.Random | None = None,
+            state: Any = None, options: JSON | None = None, board: str = "",
+            players: Sequence[str] = ()) -> Session:
+        """Start a game: a random set-up from ``rng`` (or ``state``), stored before play."""
+        game = get_game(game_name)
+        if state is None:
+            state = game.new_game(rng or random.Random(), options)
+        setup = game.setup_record(state)
+        game_id = store.new_game(game_name, setup, board=board, players=players)
+        return cls(store, game, game_id, setup, state)
+
+    @classmethod
+    def resume(cls, store: EventStore, row: GameRow) -> Session:
+        """Rebuild a stored game; :class:`StoreError` when its events do not replay."""
+        game = get_game(row.game)
+        events = store.events(row.id, PLAY_KINDS)
+        record = fold(row.setup, [(e.kind, e.data) for e in events])
+        result = replay(record)
+        if not result.ok:
+            raise StoreError(f"game {row.id} does not replay: {result.error}")
+        session = cls(store, game, row.id, record, result.state)
+        session.history = _round_history(game, record)
+        return session
+
+    # -- what happens ----------------------------------------------------------------------------
+    def moved(self, text: str, player: int | None, state: Any) -> Event:
+        """Store an accepted move (call before confirming it to anyone)."""
+        event = self.store.append(self.game_id, "move", {"text": text, "player": player})
+        self.history.append((self.state, text))
+        self._advance("move", event.data, state)
+        return event
+
+    def revised(self, replaced: str, text: str, state: Any) -> Event:
+        event = self.store.append(self.game_id, "revise", {"replaced": replaced, "text": text})
+        if self.history:
+            before, _ = self.history.pop()
+            self.history.append((before, text))
+        self._advance("revise", event.data, state)
+        return event
+
+    def taken_back(self, plies: int, state: Any) -> Event:
+        event = self.store.append(self.game_id, "takeback", {"plies": plies})
+        del self.history[max(0, len(self.history) - plies):]
+        self._advance("takeback", event.data, state)
+        return event
+
+    def dealt(self, state: Any, round_record: JSON) -> Event:
+        """A new Topple round was dealt (``state`` is its first position)."""
+        event = self.store.append(self.game_id, "deal", {"round": round_record})
+        self.history = []
+        self._advance("deal", event.data, state)
+        return event
+
+    def note(self, kind: str, data: JSON) -> Event:
+        """Anything else worth keeping for the feed and the logs (prompts, mismatches)."""
+        return self.store.append(self.game_id, kind, data)
+
+    def finish_if_over(self) -> Event | None:
+        """Close the game in the store once the engine says it is over."""
+        if not self.game.is_over(self.state):
+            return None
+        winners = self.game.winners(self.state)
+        return self.store.finish(self.game_id, {
+            "scores": list(self.game.scores(self.state)),
+            "winners": None if winners is None else list(winners)})
+
+    def _advance(self, kind: str, data: JSON, state: Any) -> None:
+        self.record = fold(self.record, [(kind, data)])
+        self.state = state
+
+    def export(self) -> JSON:
+        """The game as a record (``RECORDS.md``), with the station's extra fields."""
+        row = self.store.game(self.game_id)
+        extra: JSON = {"board": row.board, "station_game_id": row.id}
+        if row.players:
+            extra["players"] = row.players
+        return {**self.record, **extra}
+
+
+def _round_history(game: Game[Any, Any], record: JSON) -> list[tuple[Any, str]]:
+    """(state before, text) for the moves of the last round, from the record."""
+    rounds = record.get("rounds")
+    moves = rounds[-1].get("moves", []) if isinstance(rounds, list) else record.get("moves", [])
+    if not moves:
+        return []
+    trimmed = copy.deepcopy(record)
+    if isinstance(rounds, list):
+        trimmed["rounds"][-1]["moves"] = []
+    else:
+        trimmed["moves"] = []
+    state = replay(trimmed).state
+    out = []
+    for text in moves:
+        out.append((state, text))
+        state = game.apply_text(state, text)
+    return out
