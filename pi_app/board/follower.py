@@ -313,6 +313,12 @@ class Follower:
                 return out
             self._asking = None
             out.append(PromptCleared(now))
+        if self._follow_up is not None and key != self.position.here and \
+                between(observation, self.position.here, self._follow_up):
+            # Tidying up after the last move (clearing a village token by token) can pass
+            # through pictures of new moves (one token left looks like a new totem): the
+            # follow-up goes first, until the board shows the position.
+            return out + self._guide("follow_up", observation, key, now)
         decision = self.position.classify(observation)
         if self._undone is not None:
             if key == self._undone:  # the move just undone by button, still on the board
@@ -351,9 +357,6 @@ class Follower:
         revised = self._revise(observation, quiet, now) if verdict is Verdict.UNKNOWN else []
         if revised:
             return out + revised
-        if self._follow_up is not None and between(observation, self.position.here,
-                                                   self._follow_up):
-            return out + self._guide("follow_up", observation, key, now)
         for untidy, tidy in self.position.tidy.items():  # a fight in the middle of a turn
             if between(observation, tidy, untidy):
                 return out + self._guide("follow_up", observation, key, now, dict(tidy))

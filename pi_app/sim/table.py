@@ -280,11 +280,12 @@ class SimTable:
         game = self.game
         count = 0
         while count < 4 and not game.is_over(state) and game.to_move(state) is not None:
+            here = game.expected_view(state)
             moves = game.legal_moves(state)
-            if len(moves) != 1 or game.placement_view(state, moves[0]) != \
-                    game.expected_view(state):
-                break
-            state = game.apply(state, moves[0])
+            results = {game.apply(state, m) for m in moves}
+            if len(results) != 1 or any(game.placement_view(state, m) != here for m in moves):
+                break  # a real choice, or one the hands make
+            state = results.pop()
             count += 1
         return state, count
 
