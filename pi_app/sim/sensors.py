@@ -8,8 +8,9 @@ missed by a scan (``miss``, more likely the higher the stack), and a presence co
 (``flicker``) when a piece lands or leaves.
 
 Scanning only happens while something is going on (from an action until ``quiet_after`` seconds
-after it): the model skips idle stretches, which keeps long soak runs fast. Misses during idle
-stretches would be of the same kind as those simulated while hands move.
+after it, and on until every reader reports what lies on its cell): the model skips idle
+stretches, which keeps long soak runs fast. Misses during idle stretches would be of the same
+kind as those simulated while hands move.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ class SensorModel:
         end = pending[-1].t + self.quiet_after
         index = 0
         slot = 0
-        while t <= end:
+        limit = end + 5.0
+        while t <= end or (t <= limit and not self._converged()):
             while index < len(pending) and pending[index].t <= t:
                 self._act(pending[index], events)
                 index += 1
@@ -81,6 +83,15 @@ class SensorModel:
             t += step
         events.sort(key=lambda e: e.t)
         return events
+
+    def _converged(self) -> bool:
+        """Every reader reports exactly what lies on its cell (scanning may stop)."""
+        for cell in self._readers:
+            assert cell.reader is not None
+            actual = frozenset(u for u in self.cells[cell.name] if u != cell.presence_piece)
+            if self._reported.get(cell.reader, frozenset()) != actual:
+                return False
+        return True
 
     def _act(self, action: Action, events: list[SensorEvent]) -> None:
         if action.cell is None:
