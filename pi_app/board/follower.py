@@ -15,9 +15,10 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   wait at all.
 * ``settle_long``: the same for a move whose picture is also a moment in the middle of another
   legal move (Topple's Toast lifts the bottom tiki, and so does the start of many a Topple).
-  Should a hand still rest longer than that mid-move, the follower revises: while the board
-  shows a legal result of the position before the last move, and nothing explains it from the
-  new position, the last move is replaced (:class:`MoveRevised`), within ``revise_window``.
+* ``revise_window``: should a hand still rest longer than that mid-move, or a knocked piece
+  make a move look like another for a moment, the follower revises: when, within this time of
+  accepting a move, the board shows a legal result of the position before it that nothing
+  explains from the new position, the last move is replaced (:class:`MoveRevised`).
 * ``settle_removal``: the same for a move that only takes pieces off the board (Topple's Toast),
   which a knocked piece held for a moment would fake.
 * ``grace``: how long an unexplained picture may last before it is shown as a mismatch (hands
@@ -26,6 +27,7 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,7 +144,7 @@ class Follower:
     settle_long: float = 0.7
     settle_removal: float = 1.5
     grace: float = 1.2
-    revise_window: float = 10.0
+    revise_window: float = 6.0
     history: list[tuple[Any, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 
@@ -414,6 +416,11 @@ class Follower:
         option = decision.options[0]
         if option.state == accepted.state:
             return []
+        if not (accepted.extendable or accepted.lifts_only) and not _only_additions(
+                accepted.placement, observation.key(self.cells)):
+            # A clear move is revised only when a piece comes back (it had been knocked off
+            # for a moment), never because the next player's hands are half way.
+            return []
         if decision.verdict is Verdict.SETTLING and quiet < self._rest_needed(option):
             return []
         self.history.pop()
@@ -427,8 +434,7 @@ class Follower:
     def _accept(self, option: Option, now: float, quiet: float = 0.0,
                 how: str = "asked") -> list[Outcome]:
         player = self.game.to_move(self.state)
-        self._previous = (self.position, option, now) \
-            if option.extendable or option.lifts_only else None
+        self._previous = (self.position, option, now)
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
@@ -457,3 +463,9 @@ class Follower:
         self._asking = None
         self._follow_up = None
         self._previous = None
+
+
+def _only_additions(before: ViewKey, after: ViewKey) -> bool:
+    """True when ``after`` is ``before`` with pieces added and none taken away."""
+    return all(Counter(b) <= Counter(a) for (_, b), (_, a) in zip(before, after, strict=True)
+               if a != b)
