@@ -138,6 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--noisy", action="store_true", help="with --make: table noise and misses")
     p.set_defaults(func=cmd_sim)
 
+    from pi_app.hw import diag
+
+    diag.register(sub)
+
     p = sub.add_parser("demo", help="show the station at work on bundled example games")
     p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     p.set_defaults(func=cmd_demo)

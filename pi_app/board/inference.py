@@ -109,6 +109,8 @@ class Position:
                              in zip(placement, here, strict=True) if p != h)
             option = Option(move, text, after, placement, final, lifts_only=lifts_only)
             position.by_placement.setdefault(placement, []).append(option)
+            if final != placement:  # the follow-up may be done before the hand leaves the board
+                position.by_placement.setdefault(final, []).append(option)
             keys = [view_key(view, cells) for view in game.transit_views(state, move)]
             for key in keys:
                 if key not in (here, placement):

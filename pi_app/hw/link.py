@@ -1,0 +1,465 @@
+"""The serial link to the sensor board: frames in, ``pi_app.hw.events`` out, and back again.
+
+One reader thread owns the port; it hands events to a ``sink`` callable (``asyncio_sink`` puts
+them on an asyncio queue from the thread, ``queue.Queue.put`` suits threads). Why a thread and
+not asyncio serial I/O: pyserial is blocking, a dedicated thread with a short read timeout is
+the simplest thing that survives a vanished device, and the event loop never blocks on USB.
+
+What the link does by itself:
+
+- resynchronises after garbage (COBS: the next 0x00 ends it) and counts every bad frame with
+  its reason;
+- handshakes: sends CMD_HELLO until a HELLO arrives; a HELLO with another protocol version
+  puts the link in "version mismatch" (LinkStatus down, frames ignored) until a matching one;
+- follows sequence numbers: a gap counts the missing frames and asks for a snapshot (lost
+  changes heal); a duplicate or a late frame is counted and dropped;
+- liveness: no frame for ``heartbeat_timeout`` seconds means the board is silent (LinkStatus
+  down) and the handshake starts again;
+- reconnects: when the port fails or vanishes (USB unplugged) it reopens the same path with
+  exponential backoff, then handshakes and asks for a snapshot;
+- maps sensor time to host time (timebase.SensorClock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import serial
+
+from pi_app.hw import messages as m
+from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, Snapshot, TagsSeen
+from pi_app.hw.faults import HardwareFault, HwEvent
+from pi_app.hw.frames import PROTOCOL_VERSION, Frame, FrameDecoder, FrameError, encode_frame
+from pi_app.hw.timebase import SensorClock
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[HwEvent], None]
+
+
+class Port(Protocol):
+    """What the link needs of a pyserial ``Serial`` (tests may hand in anything like it)."""
+
+    @property
+    def in_waiting(self) -> int: ...
+    def read(self, size: int = 1) -> bytes: ...
+    def write(self, data: bytes, /) -> int | None: ...
+    def reset_input_buffer(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class LinkDown(RuntimeError):
+    """A command could not be sent: the sensor board is not connected."""
+
+
+@dataclass
+class LinkCounters:
+    """Everything the link counts; ``tikiboard diag`` prints it, tests assert on it."""
+
+    frames_good: int = 0
+    frames_bad: int = 0
+    bad_reasons: Counter[str] = field(default_factory=Counter)
+    malformed: int = 0
+    missing: int = 0
+    duplicates: int = 0
+    reordered: int = 0
+    ignored: int = 0
+    bytes_rx: int = 0
+    bytes_tx: int = 0
+    connects: int = 0
+    disconnects: int = 0
+    open_failures: int = 0
+    liveness_timeouts: int = 0
+    version_mismatches: int = 0
+    snapshots_requested: int = 0
+    heartbeats: int = 0
+    faults: int = 0
+    device: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = dict(vars(self))
+        out["bad_reasons"] = dict(self.bad_reasons)
+        out["device"] = dict(self.device)
+        return out
+
+
+class _Waiter:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.ack: m.Ack | None = None
+
+
+def asyncio_sink(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[HwEvent]) -> Sink:
+    """A sink that hands events from the link thread to ``queue`` on ``loop``."""
+    def put(event: HwEvent) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+    return put
+
+
+def open_serial(path: str, baudrate: int, timeout: float) -> Port:
+    """The default opener: pyserial, with an exclusive lock so a second program (``diag`` while
+    the daemon runs) fails with a clear message instead of stealing half the bytes. USB CDC
+    ignores the baud rate; a UART does not."""
+    port: Port = serial.Serial(path, baudrate=baudrate, timeout=timeout, exclusive=True)
+    return port
+
+
+class SerialLink:
+    """The sensor board over one serial device path; see the module text for the behaviour."""
+
+    def __init__(
+        self,
+        path: str,
+        sink: Sink,
+        *,
+        baudrate: int = 115200,
+        heartbeat_timeout: float = 2.0,
+        handshake_interval: float = 0.5,
+        backoff: tuple[float, float] = (0.05, 2.0),
+        read_timeout: float = 0.02,
+        expect_board: str | None = None,
+        opener: Callable[[str, int, float], Port] = open_serial,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = path
+        self.sink = sink
+        self.baudrate = baudrate
+        self.heartbeat_timeout = heartbeat_timeout
+        self.handshake_interval = handshake_interval
+        self.backoff = backoff
+        self.read_timeout = read_timeout
+        self.expect_board = expect_board
+        self.opener = opener
+        self.clock = clock
+        self.counters = LinkCounters()
+        self.hello: m.Hello | None = None
+        self.state = "closed"  # closed, handshake, up, mismatch
+        self.detail = "not started"
+        self._decoder = FrameDecoder()
+        self._timebase = SensorClock()
+        self._expect = 0
+        self._port: Port | None = None
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._cmd_seq = 0
+        self._waiters: dict[int, _Waiter] = {}
+        self._last_frame = 0.0
+        self._last_hello_sent = 0.0
+        self._snapshot_pending: float | None = None
+        self._faulty: set[tuple[str, int]] = set()
+        self._reported_up: bool | None = None
+        self._lock = threading.Lock()
+
+    # --- life cycle -----------------------------------------------------------------------------
+    def start(self) -> SerialLink:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="sensor-link", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        self.state = "closed"
+
+    def __enter__(self) -> SerialLink:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def up(self) -> bool:
+        return self.state == "up"
+
+    # --- commands -------------------------------------------------------------------------------
+    def send(self, command: m.Command) -> int:
+        """Send a command; returns its sequence number. LinkDown when no device is open."""
+        return self._send(command, None)
+
+    def _send(self, command: m.Command, waiter: _Waiter | None) -> int:
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                raise LinkDown(f"sensor board not connected ({self.path}: {self.detail})")
+            seq = self._cmd_seq
+            self._cmd_seq = (seq + 1) & 0xFF
+            if waiter is not None:  # registered before the write: the ACK cannot outrun it
+                with self._lock:
+                    self._waiters[seq] = waiter
+            data = encode_frame(command.TYPE, seq, command.encode())
+            try:
+                port.write(data)
+            except (serial.SerialException, OSError) as exc:
+                raise LinkDown(f"sensor board write failed: {exc}") from exc
+            self.counters.bytes_tx += len(data)
+        return seq
+
+    def request(self, command: m.Command, timeout: float = 1.0) -> m.Ack:
+        """Send a command and wait for its ACK; TimeoutError if none comes."""
+        waiter = _Waiter()
+        seq = None
+        try:
+            seq = self._send(command, waiter)
+            if not waiter.done.wait(timeout):
+                raise TimeoutError(f"no answer to {type(command).__name__} in {timeout} s")
+        finally:
+            with self._lock:
+                if seq is not None and self._waiters.get(seq) is waiter:
+                    del self._waiters[seq]
+        assert waiter.ack is not None
+        return waiter.ack
+
+    def request_snapshot(self) -> None:
+        self.send(m.CmdSnapshot())
+        self.counters.snapshots_requested += 1
+        self._snapshot_pending = self.clock()
+
+    def configure(self, config: m.CmdConfig, timeout: float = 1.0) -> m.Ack:
+        return self.request(config, timeout)
+
+    def self_test(self, timeout: float = 5.0) -> m.SelftestResult:
+        ack = self.request(m.CmdSelftest(), timeout)
+        return m.SelftestResult.decode(ack.data)
+
+    # --- the thread -----------------------------------------------------------------------------
+    def _run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stop.is_set():
+            try:
+                port = self.opener(self.path, self.baudrate, self.read_timeout)
+            except (serial.SerialException, OSError) as exc:
+                self.counters.open_failures += 1
+                self._status(False, f"cannot open {self.path}: {_why(exc)}; retrying")
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff[1])
+                continue
+            delay = self.backoff[0]
+            try:
+                self._serve(port)
+            except (serial.SerialException, OSError) as exc:
+                self.counters.disconnects += 1
+                log.warning("sensor link: %s lost: %s; reconnecting", self.path, _why(exc))
+                self._status(False, f"sensor board lost ({_why(exc)}); reconnecting")
+            finally:
+                with self._write_lock:
+                    self._port = None
+                with contextlib.suppress(serial.SerialException, OSError):
+                    port.close()
+        self._port = None
+
+    def _serve(self, port: Port) -> None:
+        self.counters.connects += 1
+        self._decoder.reset()
+        port.reset_input_buffer()
+        with self._write_lock:
+            self._port = port
+        self.state = "handshake"
+        self._hello()
+        while not self._stop.is_set():
+            data = port.read(max(1, port.in_waiting))
+            now = self.clock()
+            if data:
+                self.counters.bytes_rx += len(data)
+                for item in self._decoder.feed(data):
+                    if isinstance(item, FrameError):
+                        self._bad(item)
+                    else:
+                        self._frame(item, now)
+            self._timers(now)
+
+    def _timers(self, now: float) -> None:
+        if self.state == "up" and now - self._last_frame > self.heartbeat_timeout:
+            self.counters.liveness_timeouts += 1
+            log.warning("sensor link: no frame for %.1f s", now - self._last_frame)
+            self._status(False, f"sensor board silent for {now - self._last_frame:.1f} s")
+            self.state = "handshake"
+        if self.state in ("handshake", "mismatch"):
+            interval = self.handshake_interval * (10 if self.state == "mismatch" else 1)
+            if now - self._last_hello_sent >= interval:
+                self._hello()
+
+    def _hello(self) -> None:
+        self._last_hello_sent = self.clock()
+        self.send(m.CmdHello())
+
+    # --- frames ---------------------------------------------------------------------------------
+    def _bad(self, exc: FrameError) -> None:
+        c = self.counters
+        c.frames_bad += 1
+        c.bad_reasons[exc.reason] += 1
+        log.info("sensor link: dropped a bad frame: %s; %d bad so far", exc, c.frames_bad)
+
+    def _frame(self, frame: Frame, now: float) -> None:
+        c = self.counters
+        c.frames_good += 1
+        if frame.type == m.HELLO:
+            self._on_hello(frame, now)
+            return
+        if self.state != "up":
+            c.ignored += 1
+            return
+        gap = (frame.seq - self._expect) & 0xFF
+        if gap == 0xFF:
+            c.duplicates += 1
+            log.info("sensor link: duplicate frame %d dropped", frame.seq)
+            return
+        if gap >= 0x80:
+            c.reordered += 1
+            log.info("sensor link: late frame %d dropped (expected %d)", frame.seq, self._expect)
+            return
+        self._expect = (frame.seq + 1) & 0xFF
+        self._last_frame = now
+        if gap:
+            c.missing += gap
+            log.info("sensor link: %d frame(s) missing before %d; asking for a snapshot",
+                     gap, frame.seq)
+            self._snapshot_after_gap(now)
+        try:
+            msg = m.decode_message(frame.type, frame.payload)
+        except m.MessageError as exc:
+            c.malformed += 1
+            log.warning("sensor link: malformed message: %s", exc)
+            return
+        self._dispatch(msg, now)
+
+    def _snapshot_after_gap(self, now: float) -> None:
+        """Ask for a snapshot unless one was asked for moments ago and has not come yet (a
+        burst of losses needs one snapshot, not one per gap)."""
+        pending = self._snapshot_pending
+        if pending is None or now - pending > 0.5:
+            with contextlib.suppress(LinkDown):
+                self.request_snapshot()
+
+    def _on_hello(self, frame: Frame, now: float) -> None:
+        c = self.counters
+        protocol = m.Hello.protocol_of(frame.payload)
+        if protocol != PROTOCOL_VERSION:
+            c.version_mismatches += 1
+            self.state = "mismatch"
+            self._status(False, f"version mismatch: the sensor board speaks protocol {protocol}, "
+                                f"this station speaks {PROTOCOL_VERSION}; flash firmware/ "
+                                "from this release")
+            return
+        try:
+            hello = m.Hello.decode(frame.payload)
+        except m.MessageError as exc:
+            c.malformed += 1
+            log.warning("sensor link: malformed HELLO: %s", exc)
+            return
+        if self.expect_board and hello.board != self.expect_board:
+            self.state = "mismatch"
+            self._status(False, f"the sensor board is set up for {hello.board!r}, this station "
+                                f"plays {self.expect_board!r}")
+            return
+        self.hello = hello
+        self._expect = (frame.seq + 1) & 0xFF
+        self._last_frame = now
+        self._timebase.reset()
+        self._timebase.to_host(hello.uptime_ms, now)
+        self.state = "up"
+        chip = m.CHIPS.get(hello.chip, f"chip {hello.chip}")
+        self._status(True, f"{hello.firmware} on board {hello.board!r}: {hello.readers} "
+                           f"{chip} readers, {hello.presence} presence sensors")
+        with contextlib.suppress(LinkDown):
+            self.request_snapshot()
+
+    def _dispatch(self, msg: m.Message, now: float) -> None:
+        if isinstance(msg, m.Tags):
+            t = self._timebase.to_host(msg.t_ms, now)
+            self.sink(TagsSeen(t, msg.reader, frozenset(u.hex().upper() for u in msg.uids)))
+        elif isinstance(msg, m.Presence):
+            t = self._timebase.to_host(msg.t_ms, now)
+            self.sink(PresenceChanged(t, msg.sensor, msg.present))
+        elif isinstance(msg, m.Snapshot):
+            self._snapshot_pending = None
+            t = self._timebase.to_host(msg.t_ms, now)
+            self._snapshot_faults(msg, t)
+            self.sink(Snapshot(t, tuple(frozenset(u.hex().upper() for u in r.uids)
+                                        for r in msg.readers), msg.presence))
+        elif isinstance(msg, m.Heartbeat):
+            self._timebase.to_host(msg.t_ms, now)
+            self.counters.heartbeats += 1
+            self.counters.device = {k: getattr(msg, k) for k in
+                                    ("cycles", "frames_tx", "rx_bad", "reader_errors",
+                                     "cycle_ms")}
+        elif isinstance(msg, m.Button):
+            t = self._timebase.to_host(msg.t_ms, now)
+            names = m.BUTTON_NAMES
+            self.sink(ButtonPressed(t, names[msg.button] if msg.button < len(names)
+                                    else f"button{msg.button}"))
+        elif isinstance(msg, m.Ack):
+            with self._lock:
+                waiter = self._waiters.pop(msg.cmd_seq, None)
+            if waiter is not None:
+                waiter.ack = msg
+                waiter.done.set()
+        elif isinstance(msg, m.Error):
+            self._on_error(msg, self._timebase.to_host(msg.t_ms, now))
+
+    def _on_error(self, msg: m.Error, t: float) -> None:
+        kinds = {
+            m.ERR_READER_FAULT: ("reader", False), m.ERR_READER_RECOVERED: ("reader", True),
+            m.ERR_PRESENCE_FAULT: ("presence", False),
+            m.ERR_PRESENCE_RECOVERED: ("presence", True),
+        }
+        if msg.code in kinds:
+            source, ok = kinds[msg.code]
+            self._fault(t, source, msg.arg, ok, msg.text)
+            return
+        source = "link" if msg.code == m.ERR_BAD_HOST_FRAME else "firmware"
+        self.counters.faults += 1
+        log.warning("sensor board reports: %s", msg.text)
+        self.sink(HardwareFault(t, source, None, False, msg.text))
+
+    def _fault(self, t: float, source: str, index: int, ok: bool, detail: str) -> None:
+        key = (source, index)
+        if ok == (key not in self._faulty):
+            return  # nothing new (a snapshot repeating what an ERROR said)
+        if ok:
+            self._faulty.discard(key)
+        else:
+            self._faulty.add(key)
+            self.counters.faults += 1
+        (log.info if ok else log.warning)("sensor board: %s", detail)
+        self.sink(HardwareFault(t, source, index, ok, detail))
+
+    def _snapshot_faults(self, msg: m.Snapshot, t: float) -> None:
+        for i, reader in enumerate(msg.readers):
+            self._fault(t, "reader", i, not reader.faulty,
+                        f"reader {i}: " + ("faulty (from snapshot)" if reader.faulty
+                                           else "answers again (from snapshot)"))
+        chain_bad = bool(msg.flags & m.SNAP_PRESENCE_FAULT)
+        self._fault(t, "presence", 0, not chain_bad,
+                    "presence chain " + ("broken" if chain_bad else "reads again")
+                    + " (from snapshot)")
+
+    def _status(self, up: bool, detail: str) -> None:
+        """Emit LinkStatus when up/down or the reason changes (not on every retry)."""
+        changed = up != self._reported_up or detail != self.detail
+        self.detail = detail
+        if not up and self.state == "up":
+            self.state = "handshake"
+        if changed and not (not up and self._reported_up is False and "retrying" in detail):
+            self._reported_up = up
+            (log.info if up else log.warning)("sensor link %s: %s", "up" if up else "down",
+                                              detail)
+            self.sink(LinkStatus(self.clock(), up, detail))
+        self._reported_up = up
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]

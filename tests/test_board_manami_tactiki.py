@@ -1,0 +1,147 @@
+"""Move validation on the Tiki (Manami) and TacTiki boards: exact scenarios."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rig import Rig
+
+from pi_app.board.follower import Guidance, InSync
+from pi_app.records import replay
+
+VILLAGES = {"a1": 1, "b1": 0, "c1": 1, "a2": -1, "b2": 2, "c2": 1, "a3": 0, "b3": 1, "c3": 0}
+
+
+def manami(moves: list[str], **options: Any) -> Any:
+    result = replay({"game": "manami", "options": options, "villages": VILLAGES, "first": 0,
+                     "moves": moves})
+    assert result.ok, result.error
+    return result.state
+
+
+SETUP = {"a1": [5, 3], "b1": [1, 4], "c1": [2, 2], "d1": [3, 5], "e1": [4, 1],
+         "a5": [1, 2], "b5": [3, 4], "c5": [5, 5], "d5": [2, 3], "e5": [4, 1]}
+
+
+def tactiki(moves: list[str]) -> Any:
+    result = replay({"game": "tactiki", "setup": SETUP, "moves": moves})
+    assert result.ok, result.error
+    return result.state
+
+
+# -- Tiki (Manami) -------------------------------------------------------------------------------
+# Player 0 moves first; moves alternate. A totem of height 2 with player 1 on top is built by
+# placing on b1 (player 0), then player 1 stepping its own token from c1 onto it.
+TOTEM_ON_B1 = ["place b1", "place c1", "place a3", "c1-b1", "place c3"]
+TOTEM_ON_B2 = ["place b2", "place c2", "place a1", "c2-b2", "place c3"]
+
+
+def test_height_two_totem_sows_along_a_straight_path() -> None:
+    rig = Rig("manami", manami(TOTEM_ON_B1))
+    assert rig.game.expected_view(rig.follower.state)["b1"] == ("p0", "p1")
+    out = rig.act(("lift", "p1", "b1"), ("lift", "p0", "b1"), ("put", "p0", "b2"),
+                  ("put", "p1", "b3"), gap=0.4)
+    assert Rig.accepted(out) == ["b1-b2-b3"]
+    view = rig.game.expected_view(rig.follower.state)
+    assert view["b1"] == () and view["b2"] == ("p0",) and view["b3"] == ("p1",)
+
+
+def test_sowing_an_l_path_with_long_pauses_is_one_move() -> None:
+    rig = Rig("manami", manami(TOTEM_ON_B2))
+    out = rig.act(("lift", "p1", "b2"), ("lift", "p0", "b2"), ("put", "p0", "b1"),
+                  gap=1.0, linger=0.5)
+    assert Rig.accepted(out) == []  # a token still in the hand: nothing to accept yet
+    out = rig.act(("put", "p1", "c1"), gap=1.5)
+    assert Rig.accepted(out) == ["b2-b1-c1"]
+
+
+def test_influenced_village_is_a_follow_up_cleared_token_by_token() -> None:
+    # c2 reaches three tokens: the players clear it; one token left is not a new totem.
+    state = manami(["place c2", "place c1", "place a1", "c1-c2", "place c1", "place a3"])
+    rig = Rig("manami", state)
+    assert rig.game.expected_view(state)["c2"] == ("p0", "p1")
+    out = rig.act(("lift", "p0", "c1"), ("put", "p0", "c2"))
+    assert Rig.accepted(out) == ["c1-c2"]
+    follow = [o for o in out if isinstance(o, Guidance) and o.kind == "follow_up"]
+    assert follow and {(f.kind, f.cell) for f in follow[-1].fixes} == {("remove", "c2")}
+    assert len(follow[-1].fixes) == 3
+    uids = list(rig.board.cells["c2"])
+    names = [rig.board.name(u) for u in uids]
+    out = rig.act(("lift", names[0], "c2"), ("lift", names[1], "c2"), gap=0.6, linger=1.5)
+    assert Rig.accepted(out) == []
+    out = rig.act(("lift", names[2], "c2"))
+    assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
+    assert rig.game.scores(rig.follower.state) == (1, 0)  # c2 is worth +1 to player 0
+
+
+def test_shaman_is_sensed_on_its_edge() -> None:
+    state = manami(["place a3"], shaman=True)
+    rig = Rig("manami", state)
+    assert rig.game.to_move(state) == 1  # the second player places the shaman first
+    out = rig.act(("put", "shaman", "b1/b2"))
+    assert Rig.accepted(out) == ["shaman b1/b2"]
+    assert rig.game.expected_view(rig.follower.state)["b1/b2"] == ("shaman",)
+
+
+# -- TacTiki -------------------------------------------------------------------------------------
+def test_two_steps_fast_are_one_turn() -> None:
+    rig = Rig("tactiki", tactiki([]))
+    out = rig.act(("lift", "T2", "c1"), ("put", "T2", "c2"), ("lift", "T2", "c2"),
+                  ("put", "T2", "c3"), gap=0.15)
+    assert Rig.accepted(out) == ["c1-c2 c2-c3"]
+
+
+def test_first_step_alone_waits_for_the_second() -> None:
+    rig = Rig("tactiki", tactiki([]))
+    out = rig.act(("lift", "T2", "c1"), ("put", "T2", "c2"), linger=1.0)
+    assert Rig.accepted(out) == [] and not Rig.guidance(out)
+    out = rig.act(("lift", "T1", "e1"), ("put", "T1", "e2"))
+    assert Rig.accepted(out) == ["c1-c2 e1-e2"]
+
+
+def test_a_capture_in_two_steps_with_the_fight_shown_mid_turn() -> None:
+    # TIKI's 4 (top of b1) walks to b3; TAC's 2 (top of a5) comes to b4.
+    state = tactiki(["b1-b2 b2-b3", "a5-a4 a4-b4"])
+    rig = Rig("tactiki", state)
+    view = rig.game.expected_view(state)
+    assert view["b3"] == ("T4",) and view["b4"] == ("C2",)
+    out = rig.act(("lift", "T4", "b3"), ("put", "T4", "b4"), linger=1.0)
+    # The 4 beats the 2 at once: the station shows which piece to take off, mid-turn.
+    follow = [o for o in out if isinstance(o, Guidance) and o.kind == "follow_up"]
+    assert follow and [(f.kind, f.piece, f.cell) for f in follow[-1].fixes] == [
+        ("remove", "C2", "b4")]
+    assert Rig.accepted(out) == []
+    # The defeated 2 goes off; the 4 steps on onto TAC's column b5 (3 under 4): a tie.
+    out = rig.act(("lift", "C2", "b4"), ("lift", "T4", "b4"), ("put", "T4", "b5"))
+    assert Rig.accepted(out) == ["b3-b4 b4-b5"]
+    assert rig.game.expected_view(rig.follower.state)["b5"] == ("C3", "C4", "T4")
+
+
+def test_second_step_before_the_fight_is_tidied_is_guided_after() -> None:
+    state = tactiki(["b1-b2 b2-b3", "a5-a4 a4-b4"])
+    rig = Rig("tactiki", state)
+    out = rig.act(("lift", "T4", "b3"), ("put", "T4", "b4"), ("lift", "T4", "b4"),
+                  ("put", "T4", "b5"), gap=0.15)
+    assert Rig.accepted(out) == ["b3-b4 b4-b5"]
+    follow = [o for o in out if isinstance(o, Guidance) and o.kind == "follow_up"]
+    assert follow and [(f.kind, f.piece, f.cell) for f in follow[-1].fixes] == [
+        ("remove", "C2", "b4")]
+    out = rig.act(("lift", "C2", "b4"))
+    assert any(isinstance(o, InSync) for o in out)
+
+
+def test_reincarnation_is_seen_by_its_tag() -> None:
+    # TAC's 5 beats TIKI's 2 on c3; TIKI empties c1; TAC waits; TIKI brings its 2 back on c1.
+    moves = ["c1-c2 c2-c3", "c5-c4 c4-c3", "c1-c2 d1-d2", "e5-e4 e4-e3"]
+    state = tactiki(moves)
+    assert free_start_fields(state) == ["c1"]
+    rig = Rig("tactiki", state)
+    out = rig.act(("put", "T2", "c1"))
+    assert Rig.accepted(out) == ["reincarnate 2 c1"]
+
+
+def free_start_fields(state: Any) -> list[str]:
+    from pi_app.games.tactiki import GAME
+
+    view = GAME.expected_view(state)
+    return [c for c in ("a1", "b1", "c1", "d1", "e1") if not view[c]]
