@@ -64,6 +64,13 @@ def example_record(game: str) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """A whole game played by simulated hands through the real station, drawn live."""
+    from pi_app.referee.demo import main as demo_main
+
+    return demo_main(args.game, args.seed, args.turns)
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
     """Replay the bundled example game of each engine, to show what the station computes."""
     status = EXIT_OK
     for name in args.game or GAME_NAMES:
@@ -118,6 +125,42 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """The station daemon, on real hardware or the simulated board by configuration."""
+    from pi_app.referee.config import DEFAULTS_TOML, ConfigError, load_config
+
+    if args.print_config:
+        print(DEFAULTS_TOML, end="")
+        return EXIT_OK
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    from pi_app.referee.daemon import run
+
+    return run(config)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a station's games as records (RECORDS.md), from its database."""
+    from pi_app.referee.session import Session
+    from pi_app.referee.store import EventStore, StoreError
+
+    try:
+        store = EventStore(args.db)
+        rows = store.games() if args.game is None else [store.game(args.game)]
+        records = [Session.resume(store, row).export() for row in rows]
+    except StoreError as exc:
+        return _fail(str(exc))
+    text = json.dumps(records[0] if args.game is not None else records, indent=1)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {len(records)} record(s) to {args.out}")
+    else:
+        print(text)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tikiboard", description="Referee physical tiki board games.")
@@ -128,6 +171,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a NAME.tiki.json record")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
+    p.add_argument("--config", help="a TOML file; without it, the embedded defaults")
+    p.add_argument("--print-config", action="store_true", help="print the documented defaults")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("export", help="write the station's games as records")
+    p.add_argument("--db", required=True, help="the station database (DATA_DIR/tikiboard.db)")
+    p.add_argument("--game", type=int, help="one game by its id (default: all, as a list)")
+    p.add_argument("--out", help="write to this file instead of printing")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("sim", help="run a sensor trace through the pipeline, or make one")
     p.add_argument("--trace", required=True, help="a JSON-lines trace (read, or written by --make)")
@@ -142,9 +196,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     diag.register(sub)
 
-    p = sub.add_parser("demo", help="show the station at work on bundled example games")
-    p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
+    p = sub.add_parser("demo", help="a whole game by simulated hands through the real station")
+    p.add_argument("--game", choices=GAME_NAMES, default="topple", help="which game")
+    p.add_argument("--seed", type=int, default=7, help="the random seed of deal and hands")
+    p.add_argument("--turns", type=int, default=400, help="stop after this many turns")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("examples", help="replay the bundled example record of each game")
+    p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
+    p.set_defaults(func=cmd_examples)
     return parser
 
 

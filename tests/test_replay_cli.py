@@ -110,6 +110,6 @@ def test_missing_and_binary_files_exit_2(tmp_path: Path) -> None:
 
 
 def test_demo_runs() -> None:
-    run = tikiboard("demo", "--game", "topple")
+    run = tikiboard("examples", "--game", "topple")
     assert run.returncode == 0, run.stderr
     assert "Lokahi" in run.stdout

@@ -1,0 +1,119 @@
+"""Who may act: station PIN or token, referee passwords, signed session cookies, a brake on guesses.
+
+Reading is open on both pages (a tournament is public); acting is not. Choices:
+
+* Token and password checks compare in constant time (:func:`hmac.compare_digest`), so the time
+  an answer takes says nothing about how much of a guess was right.
+* A station PIN is short, so :class:`Brake` slows guessing: after ``free`` failures from one
+  client address every further try waits out a delay that doubles, up to ``longest`` seconds.
+* Referee passwords are stored as PBKDF2-SHA256 hashes (``tikiboard referee hash-password``),
+  never in clear, in the dashboard's config file.
+* A referee session is a cookie ``user|expiry|HMAC`` signed with the dashboard's secret: no
+  server-side session table, nothing to leak from disk. It is HttpOnly and SameSite=Strict, and
+  every POST also carries a CSRF token derived from the cookie, so another site can neither read
+  it nor make the referee's browser act. HTTP basic auth was not chosen: browsers resend and cache
+  the password with every request and there is no way to log out at a shared referee table.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+PBKDF2_ITERATIONS = 200_000
+
+
+def same(given: str | None, expected: str | None) -> bool:
+    """Constant-time equality of two texts; False when either is missing or empty."""
+    if not given or not expected:
+        return False
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def hash_password(password: str, *, salt: bytes | None = None,
+                  iterations: int = PBKDF2_ITERATIONS) -> str:
+    """``pbkdf2_sha256$ITERATIONS$SALT$HASH`` (salt and hash in hex)."""
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
+    return f"pbkdf2_sha256${iterations}${salt.hex()}${digest.hex()}"
+
+
+def verify_password(password: str, encoded: str) -> bool:
+    try:
+        scheme, iterations, salt, digest = encoded.split("$")
+        if scheme != "pbkdf2_sha256":
+            return False
+        mine = hashlib.pbkdf2_hmac("sha256", password.encode(), bytes.fromhex(salt),
+                                   int(iterations))
+    except ValueError:
+        return False
+    return hmac.compare_digest(mine.hex(), digest)
+
+
+@dataclass(frozen=True)
+class CookieSigner:
+    """Signs ``user|expiry`` with HMAC-SHA256; :meth:`verify` gives the user back or None."""
+
+    secret: bytes
+    ttl: float = 12 * 3600.0
+    clock: Callable[[], float] = time.time
+
+    def _mac(self, text: str) -> str:
+        mac = hmac.new(self.secret, text.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+    def sign(self, user: str) -> str:
+        name = base64.urlsafe_b64encode(user.encode()).decode().rstrip("=")
+        body = f"{name}|{int(self.clock() + self.ttl)}"
+        return f"{body}|{self._mac(body)}"
+
+    def verify(self, cookie: str | None) -> str | None:
+        if not cookie or cookie.count("|") != 2:
+            return None
+        name, expiry, mac = cookie.split("|")
+        if not hmac.compare_digest(mac, self._mac(f"{name}|{expiry}")):
+            return None
+        try:
+            if int(expiry) < self.clock():
+                return None
+            return base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+    def csrf(self, cookie: str) -> str:
+        """The token a page must send back with every POST of this session."""
+        return self._mac(f"csrf|{cookie}")
+
+
+@dataclass
+class Brake:
+    """Failed attempts per client address; a growing wait after ``free`` of them."""
+
+    free: int = 5
+    longest: float = 300.0
+    clock: Callable[[], float] = time.monotonic
+    _failures: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    def wait(self, who: str) -> float:
+        """Seconds ``who`` must still wait before another try is even checked (0: go on)."""
+        count, last = self._failures.get(who, (0, 0.0))
+        if count < self.free:
+            return 0.0
+        delay = min(self.longest, 2.0 ** (count - self.free))
+        return max(0.0, last + delay - self.clock())
+
+    def failed(self, who: str) -> None:
+        count, _ = self._failures.get(who, (0, 0.0))
+        self._failures[who] = (count + 1, self.clock())
+        if len(self._failures) > 10_000:  # a flood of addresses must not grow memory forever
+            oldest = sorted(self._failures.items(), key=lambda kv: kv[1][1])[:5_000]
+            for key, _ in oldest:
+                del self._failures[key]
+
+    def succeeded(self, who: str) -> None:
+        self._failures.pop(who, None)

@@ -1,0 +1,224 @@
+"""A mosquitto broker for one tournament: its config, password file and ACL, and a process runner.
+
+``write_broker_config(dir, event=..., boards={...}, referee_user=..., referee_password=...)``
+writes three files that ``mosquitto -c DIR/mosquitto.conf`` runs with:
+
+* ``mosquitto.conf``: one listener (loopback by default; a LAN address at the venue), no
+  anonymous access, persistence on (queued QoS 1 messages for the referee's persistent session
+  survive a broker restart), an optional TLS listener;
+* ``passwd``: one user per board (user name = board id) and the referee user, hashed by
+  ``mosquitto_passwd -U`` (never stored in clear);
+* ``acl``: the referee reads the event's tree and writes nothing; every station writes only
+  under its own board through the line ``pattern write tiki/EVENT/board/%u/#`` and reads nothing.
+
+The ACL file as written for event ``open25``::
+
+    user referee
+    topic read tiki/open25/#
+
+    pattern write tiki/open25/board/%u/#
+
+A station that publishes as another board gets its PUBLISH dropped by the broker (MQTT 5 says so
+in the PUBACK: reason 135, not authorised; the publisher reports it and keeps the event).
+
+:class:`BrokerProcess` starts and stops such a broker by pid, for tests, the benchmark and a
+one-machine demo; at a venue mosquitto runs as its Debian service with the same files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_app.net.topics import ROOT, check_name
+
+MOSQUITTO = "mosquitto"
+MOSQUITTO_PASSWD = "mosquitto_passwd"
+
+
+class BrokerError(RuntimeError):
+    """mosquitto is missing, will not start, or its files cannot be written."""
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """Server certificate and key (PEM) for a TLS listener; ``ca`` to require client certs."""
+
+    cert: Path
+    key: Path
+    port: int = 8883
+    ca: Path | None = None
+
+
+@dataclass(frozen=True)
+class BrokerFiles:
+    dir: Path
+    conf: Path
+    passwd: Path
+    acl: Path
+    port: int
+    bind: str
+    tls: TlsFiles | None = None
+
+
+def new_password() -> str:
+    """A random password a person can still type (about 95 bits)."""
+    return secrets.token_urlsafe(12)
+
+
+def acl_text(event: str, referee_user: str) -> str:
+    check_name(event, "event")
+    return (f"# tikiboard tournament {event}: the referee reads everything, writes nothing.\n"
+            f"user {referee_user}\n"
+            f"topic read {ROOT}/{event}/#\n\n"
+            "# Every station writes only under its own board (user name = board id).\n"
+            f"pattern write {ROOT}/{event}/board/%u/#\n")
+
+
+def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None = None,
+              user: str | None = None) -> str:
+    lines = [
+        "# tikiboard tournament broker (written by pi_app.net.broker; safe to edit).",
+        # Started as root, mosquitto drops to this user (default "mosquitto", who must then own
+        # these files); tests and the benchmark keep the user that runs them.
+        *([f"user {user}"] if user else []),
+        "per_listener_settings false",
+        "allow_anonymous false",
+        f"password_file {files.passwd}",
+        f"acl_file {files.acl}",
+        f"listener {files.port} {files.bind}",
+        "set_tcp_nodelay true",
+        # The referee's persistent session queues QoS 1 messages while the dashboard is away:
+        # a whole tournament's worth, not mosquitto's default 1000.
+        "max_queued_messages 1000000",
+        "max_inflight_messages 100",
+    ]
+    if files.tls is not None:
+        lines += [f"listener {files.tls.port} {files.bind}",
+                  f"certfile {files.tls.cert}", f"keyfile {files.tls.key}",
+                  "tls_version tlsv1.2"]
+        if files.tls.ca is not None:
+            lines += [f"cafile {files.tls.ca}", "require_certificate true"]
+    if persistence:
+        lines += ["persistence true", f"persistence_location {files.dir / 'data'}/",
+                  "autosave_interval 30"]
+    else:
+        lines.append("persistence false")
+    lines.append(f"log_dest file {log}" if log is not None else "log_dest stderr")
+    lines.append("log_type error\nlog_type warning\nlog_type notice")
+    return "\n".join(lines) + "\n"
+
+
+def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[str, str],
+                        referee_user: str, referee_password: str, port: int = 1883,
+                        bind: str = "127.0.0.1", tls: TlsFiles | None = None,
+                        persistence: bool = True, log: Path | None = None,
+                        user: str | None = None) -> BrokerFiles:
+    """Write mosquitto.conf, passwd (hashed) and acl for ``boards`` (board id -> password).
+
+    ``user``: who mosquitto runs as when started as root (``None``: its default, the
+    ``mosquitto`` user of the Debian package, who must be able to read these files).
+    """
+    check_name(event, "event")
+    check_name(referee_user, "referee user")
+    for board in boards:
+        check_name(board, "board")
+        if board == referee_user:
+            raise BrokerError(f"board {board!r} has the referee's user name")
+    tool = shutil.which(MOSQUITTO_PASSWD)
+    if tool is None:
+        raise BrokerError("mosquitto_passwd not found: install mosquitto "
+                          "(apt-get install mosquitto)")
+    root = Path(directory).resolve()
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    files = BrokerFiles(root, root / "mosquitto.conf", root / "passwd", root / "acl", port, bind,
+                        tls)
+    users = {referee_user: referee_password, **boards}
+    for name, password in users.items():
+        if ":" in password or "\n" in password or not password:
+            raise BrokerError(f"password of {name!r}: must be non-empty, without ':' or newline")
+    old = os.umask(0o077)
+    try:
+        files.passwd.write_text("".join(f"{u}:{p}\n" for u, p in users.items()),
+                                encoding="utf-8")
+        run = subprocess.run([tool, "-U", str(files.passwd)], capture_output=True, text=True,
+                             timeout=60, check=False)
+        if run.returncode != 0:
+            raise BrokerError(f"mosquitto_passwd failed: {run.stderr.strip() or run.stdout}")
+        files.acl.write_text(acl_text(event, referee_user), encoding="utf-8")
+        files.conf.write_text(conf_text(files, persistence=persistence, log=log, user=user),
+                              encoding="utf-8")
+    finally:
+        os.umask(old)
+    return files
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_connectable(host: str, port: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@dataclass
+class BrokerProcess:
+    """One mosquitto process on ``conf``; start, stop (by pid) and start again."""
+
+    conf: Path
+    host: str
+    port: int
+    log: Path | None = None
+    proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def start(self, timeout: float = 10.0) -> None:
+        exe = shutil.which(MOSQUITTO) or next(
+            (p for p in ("/usr/sbin/mosquitto", "/usr/bin/mosquitto") if os.path.exists(p)), None)
+        if exe is None:
+            raise BrokerError("mosquitto not found: install it (apt-get install mosquitto)")
+        out = open(self.log, "ab") if self.log is not None else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            self.proc = subprocess.Popen([exe, "-c", str(self.conf)], stdout=out,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        finally:
+            if self.log is not None and not isinstance(out, int):
+                out.close()
+        if not wait_connectable(self.host, self.port, timeout):
+            code = self.proc.poll()
+            self.stop()
+            raise BrokerError(f"mosquitto did not listen on {self.host}:{self.port} "
+                              f"within {timeout} s (exit {code})")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM (mosquitto saves its persistence file), then SIGKILL if it hangs."""
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout)

@@ -1,0 +1,332 @@
+"""The referee desk: every board of the event at a glance, fed by MQTT, kept in the ledger.
+
+All of it runs on the dashboard's event loop: the MQTT thread only hands messages over
+(:meth:`Desk.receive` via ``loop.call_soon_threadsafe``), so the model and the ledger have one
+owner and need no locks. Messages that arrive together are written in one transaction; after
+the commit the desk acknowledges them to the broker (the subscriber's manual PUBACK) and wakes
+the pages that watch the boards that changed.
+
+Dedup and order: per board the desk keeps the highest event ``seq`` it stored. An event at or
+below it is a repeat (QoS 1 is at-least-once) and is dropped; an event above ``last + 1`` is
+stored and the missing numbers are reported as a gap (only a broker that lost its queue, or a
+station whose database was replaced, can cause one).
+
+A board's status, as the overview shows it:
+
+``offline``   the station's last will (or clean stop) said so
+``mismatch``  the board does not match the game (the station is guiding the players)
+``waiting``   the station waits for people: a prompt, a required follow-up, set-up, idle
+``playing``   moves are coming in
+``over``      the game ended; its result waits for a referee (``confirmed`` once ruled)
+``unknown``   nothing heard yet
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from pi_app.games.base import JSON
+from pi_app.net import topics
+from pi_app.net.ledger import Ledger
+from pi_app.net.redact import public_event, public_snapshot
+from pi_app.net.svg import board_svg
+
+WAITING = ("prompt", "follow_up", "setup", "idle")
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One MQTT message as the subscriber hands it over (``gen``: its connection)."""
+
+    topic: str
+    payload: bytes
+    mid: int
+    qos: int
+    gen: int
+    received: float
+
+
+Acker = Callable[[list[Incoming]], None]
+
+
+@dataclass
+class BoardView:
+    board: str
+    online: bool | None = None
+    state: JSON | None = None
+    record: JSON | None = None
+    last_seq: int = 0
+    events: int = 0
+    duplicates: int = 0
+    gaps: int = 0
+    last_lag: float | None = None
+    updated: float = 0.0
+    results: dict[int, JSON] = field(default_factory=dict)
+
+    def status(self, confirmed: bool) -> str:
+        if self.online is False:
+            return "offline"
+        state = self.state or {}
+        status = state.get("status")
+        if status == "mismatch":
+            return "mismatch"
+        if status == "over" or state.get("winners") is not None:
+            return "confirmed" if confirmed else "over"
+        if status in WAITING:
+            return "waiting"
+        if status == "playing":
+            return "playing"
+        return "unknown" if self.online is None else "waiting"
+
+
+@dataclass
+class Watcher:
+    """One page's interest: which boards changed since it last looked."""
+
+    board: str | None
+    full: bool
+    dirty: set[str] = field(default_factory=set)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Desk:
+    def __init__(self, ledger: Ledger, event: str, *, max_lags: int = 200_000) -> None:
+        self.ledger = ledger
+        self.event = event
+        self.boards: dict[str, BoardView] = {}
+        self.acker: Acker | None = None
+        self.watchers: set[Watcher] = set()
+        self.lags: collections.deque[float] = collections.deque(maxlen=max_lags)
+        self.counts = collections.Counter[str]()
+        self._batch: list[Incoming] = []
+        self._batch_events: list[float] = []
+        self._dirty: set[str] = set()
+        self._flush_scheduled = False
+        self._confirmed = ledger.confirmations()
+        self._restore()
+
+    def _restore(self) -> None:
+        """Pick up where the last run stopped: last seq per board, last status and state."""
+        for board, seq in self.ledger.last_seqs().items():
+            self.board(board).last_seq = seq
+        for board, leaves in self.ledger.latest().items():
+            view = self.board(board)
+            view.state = leaves.get("state")
+            status = leaves.get("status")
+            view.online = None if status is None else bool(status.get("online"))
+
+    def board(self, board: str) -> BoardView:
+        view = self.boards.get(board)
+        if view is None:
+            view = self.boards[board] = BoardView(board)
+        return view
+
+    # -- ingest ----------------------------------------------------------------------------------
+    def receive(self, message: Incoming) -> None:
+        """Take one message (on the loop); the batch is written and acknowledged soon after."""
+        self._batch.append(message)
+        try:
+            self._apply(message)
+        except (KeyError, TypeError, ValueError):
+            self.counts["malformed"] += 1
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def receive_all(self, messages: Iterable[Incoming]) -> None:
+        """Take messages and write them now (tests and tools without a loop)."""
+        for message in messages:
+            self._batch.append(message)
+            try:
+                self._apply(message)
+            except (KeyError, TypeError, ValueError):
+                self.counts["malformed"] += 1
+        self.flush()
+
+    def _apply(self, message: Incoming) -> None:
+        where = topics.parse_topic(message.topic)
+        if where is None or where.event != self.event:
+            self.counts["ignored"] += 1
+            return
+        payload = topics.decode(message.payload)
+        if payload is None:
+            self.counts["empty"] += 1
+            return
+        view = self.board(where.board)
+        view.updated = message.received
+        self._dirty.add(where.board)
+        if where.leaf == "events":
+            self._event(view, payload, message.received)
+        elif where.leaf == "status":
+            view.online = bool(payload.get("online"))
+            self.ledger.save_latest(where.board, "status", payload, message.received)
+        elif where.leaf == "state":
+            view.state = payload
+            self.ledger.save_latest(where.board, "state", payload, message.received)
+        elif where.leaf == "record":
+            view.record = payload
+            game_id = payload.get("station_game_id")
+            if isinstance(game_id, int):
+                self.ledger.save_record(where.board, game_id, payload)
+        elif where.leaf == "game":
+            if isinstance(payload.get("game_id"), int):
+                self.ledger.save_game(where.board, payload)
+
+    def _event(self, view: BoardView, event: JSON, received: float) -> None:
+        seq = int(event["seq"])
+        if seq <= view.last_seq:
+            view.duplicates += 1
+            self.counts["duplicates"] += 1
+            return
+        if seq > view.last_seq + 1 and view.last_seq > 0:
+            view.gaps += 1
+            self.counts["gaps"] += 1
+            self.ledger.add_gap(view.board, view.last_seq + 1, seq - 1)
+        if not self.ledger.add_event(view.board, event, received):
+            view.duplicates += 1
+            self.counts["duplicates"] += 1
+            return
+        view.last_seq = seq
+        view.events += 1
+        self.counts["events"] += 1
+        self._batch_events.append(float(event.get("t", received)))
+        if event.get("kind") == "result":
+            view.results[int(event["game_id"])] = dict(event.get("data") or {})
+
+    def flush(self) -> None:
+        """Commit the batch, acknowledge it, note lags, wake the pages."""
+        self._flush_scheduled = False
+        batch, self._batch = self._batch, []
+        self.ledger.commit()
+        now = time.time()
+        for t in self._batch_events:
+            self.lags.append(now - t)
+        if self._batch_events:
+            for board in self._dirty:
+                view = self.boards.get(board)
+                if view is not None:
+                    view.last_lag = now - self._batch_events[-1]
+        self._batch_events = []
+        if self.acker is not None and batch:
+            self.acker(batch)
+        self.counts["messages"] += len(batch)
+        dirty, self._dirty = self._dirty, set()
+        self._notify(dirty)
+
+    def _notify(self, boards: set[str]) -> None:
+        if not boards:
+            return
+        for watcher in self.watchers:
+            mine = boards if watcher.board is None else boards & {watcher.board}
+            if mine:
+                watcher.dirty |= mine
+                watcher.wake.set()
+
+    def watch(self, board: str | None, full: bool) -> Watcher:
+        watcher = Watcher(board, full)
+        watcher.dirty = set(self.boards) if board is None else {board}
+        watcher.wake.set()
+        self.watchers.add(watcher)
+        return watcher
+
+    def unwatch(self, watcher: Watcher) -> None:
+        self.watchers.discard(watcher)
+
+    # -- what pages show -------------------------------------------------------------------------
+    def current_game(self, view: BoardView) -> int | None:
+        game_id = (view.state or {}).get("game_id")
+        return game_id if isinstance(game_id, int) else None
+
+    def summary(self, board: str, full: bool) -> JSON:
+        view = self.board(board)
+        state = view.state or {}
+        game_id = self.current_game(view)
+        confirmed = None if game_id is None else self._confirmed.get((board, game_id))
+        moves = state.get("moves") or []
+        last_move = moves[-1] if moves else None
+        if not full and state.get("game") == "tactiki" and last_move is not None:
+            last_move = public_snapshot({"game": "tactiki", "m": last_move})["m"]
+        return {
+            "board": board, "status": view.status(confirmed is not None), "online": view.online,
+            "game": state.get("game"), "title": state.get("title"), "game_id": game_id,
+            "players": state.get("players") or [], "scores": state.get("scores") or [],
+            "to_move": state.get("to_move"), "winners": state.get("winners"),
+            "moves": len(moves), "last_move": last_move, "seq": view.last_seq,
+            "events": view.events, "duplicates": view.duplicates, "gaps": view.gaps,
+            "lag_ms": None if view.last_lag is None else round(view.last_lag * 1000, 1),
+            "updated": view.updated, "station_status": state.get("status"),
+            "confirmed": confirmed, "reported": None if game_id is None
+            else view.results.get(game_id),
+        }
+
+    def detail(self, board: str, full: bool) -> JSON:
+        view = self.board(board)
+        state = view.state or {}
+        shown = dict(state) if full else public_snapshot(state)
+        out = self.summary(board, full)
+        out.update({
+            "moves_list": shown.get("moves") or [], "view": shown.get("view") or {},
+            "prompt": shown.get("prompt"), "guidance": shown.get("guidance") or [],
+            "svg": board_svg(str(state.get("game") or ""), shown.get("view") or {}),
+            "text": shown.get("text") if full else None,
+        })
+        if full:
+            out["record"] = view.record
+            out["events_tail"] = self.ledger.recent_events(board, 30)
+        else:
+            tail = (public_event(state.get("game"), e)
+                    for e in self.ledger.recent_events(board, 30))
+            out["events_tail"] = [e for e in tail if e is not None]
+        return out
+
+    def overview(self, full: bool) -> list[JSON]:
+        return [self.summary(b, full) for b in sorted(self.boards)]
+
+    # -- rulings ---------------------------------------------------------------------------------
+    def confirm(self, board: str, game_id: int, referee: str, *,
+                winners: list[int] | None = None, scores: list[int] | None = None,
+                note: str = "") -> JSON:
+        """Confirm the reported result, or rule a corrected one (``winners``/``scores``)."""
+        reported = self.ledger.reported(board, game_id)
+        if reported is None and winners is None:
+            raise ValueError(f"{board}: game {game_id} has no reported result to confirm; "
+                             "give the winners to rule one")
+        result = dict(reported or {})
+        if winners is not None:
+            result["winners"] = winners
+        if scores is not None:
+            result["scores"] = scores
+        result["corrected"] = reported is None or result.get("winners") != reported.get(
+            "winners") or result.get("scores") != reported.get("scores")
+        ruling = self.ledger.confirm(board, game_id, result, referee, note)
+        self._confirmed[(board, game_id)] = ruling
+        self._dirty.add(board)
+        with contextlib.suppress(RuntimeError):
+            self._notify({board})
+        self._dirty.discard(board)
+        return ruling
+
+    def export(self) -> list[JSON]:
+        self.ledger.commit()
+        return self.ledger.export(self.event)
+
+    def stats(self) -> JSON:
+        lags = sorted(self.lags)
+
+        def pct(p: float) -> float | None:
+            if not lags:
+                return None
+            return round(lags[min(len(lags) - 1, int(p * len(lags)))] * 1000, 2)
+
+        return {"boards": len(self.boards), "counts": dict(self.counts),
+                "lag_ms": {"n": len(lags), "p50": pct(0.50), "p90": pct(0.90),
+                           "p99": pct(0.99), "max": pct(1.0)},
+                "offline": sorted(b for b, v in self.boards.items() if v.online is False)}
+
+    def reset_lags(self) -> None:
+        self.lags.clear()

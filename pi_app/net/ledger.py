@@ -1,0 +1,225 @@
+"""The referee's ledger: everything the dashboard received, and the results referees confirmed.
+
+One SQLite file (WAL, ``synchronous=FULL``) on the referee's machine. The dashboard writes what
+a batch of MQTT messages brought in one transaction and acknowledges those messages to the
+broker only after the commit (manual PUBACK), so a dashboard crash loses nothing: the broker
+sends again whatever was not acknowledged, and the primary key ``(board, seq)`` drops repeats.
+
+Tables::
+
+    events(board, seq, game_id, n, t, kind, data, received)   one row per station event
+    games(board, game_id, header)                             game headers (set-up, players)
+    records(board, game_id, record)                           the latest record each station sent
+    latest(board, leaf, payload, received)                    last status / state per board
+    confirmations(id, board, game_id, result, referee, note, t)   every ruling, newest wins
+    gaps(board, first, last, t)                               event numbers that never came
+
+An event's record is rebuilt from its header and its play events (``pi_app.records.fold``), so
+the export does not depend on the last retained record a station happened to send.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from pi_app.games.base import JSON
+from pi_app.records import fold
+from pi_app.referee.store import PLAY_KINDS
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    board TEXT NOT NULL, seq INTEGER NOT NULL, game_id INTEGER NOT NULL, n INTEGER NOT NULL,
+    t REAL NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, received REAL NOT NULL,
+    PRIMARY KEY (board, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS events_game ON events(board, game_id, n);
+CREATE TABLE IF NOT EXISTS games (
+    board TEXT NOT NULL, game_id INTEGER NOT NULL, header TEXT NOT NULL,
+    PRIMARY KEY (board, game_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records (
+    board TEXT NOT NULL, game_id INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (board, game_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS latest (
+    board TEXT NOT NULL, leaf TEXT NOT NULL, payload TEXT NOT NULL, received REAL NOT NULL,
+    PRIMARY KEY (board, leaf)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS confirmations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, board TEXT NOT NULL, game_id INTEGER NOT NULL,
+    result TEXT NOT NULL, referee TEXT NOT NULL, note TEXT NOT NULL, t REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS gaps (
+    board TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, t REAL NOT NULL);
+"""
+
+
+class Ledger:
+    """The dashboard's database; used from one thread (the dashboard's event loop)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(SCHEMA)
+        self._open = False
+
+    def close(self) -> None:
+        self.commit()
+        self.db.close()
+
+    # -- a batch ---------------------------------------------------------------------------------
+    def _begin(self) -> None:
+        if not self._open:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._open = True
+
+    def commit(self) -> None:
+        if self._open:
+            self.db.execute("COMMIT")
+            self._open = False
+
+    def add_event(self, board: str, event: JSON, received: float) -> bool:
+        """Store one event; False when ``(board, seq)`` is already there (a repeat)."""
+        self._begin()
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO events (board, seq, game_id, n, t, kind, data, received) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (board, int(event["seq"]), int(event["game_id"]), int(event.get("n", 0)),
+             float(event.get("t", 0.0)), str(event["kind"]), json.dumps(event.get("data", {})),
+             received))
+        return cursor.rowcount == 1
+
+    def add_gap(self, board: str, first: int, last: int) -> None:
+        self._begin()
+        self.db.execute("INSERT INTO gaps (board, first, last, t) VALUES (?, ?, ?, ?)",
+                        (board, first, last, time.time()))
+
+    def save_game(self, board: str, header: JSON) -> None:
+        self._begin()
+        self.db.execute("INSERT OR REPLACE INTO games (board, game_id, header) VALUES (?, ?, ?)",
+                        (board, int(header["game_id"]), json.dumps(header)))
+
+    def save_record(self, board: str, game_id: int, record: JSON) -> None:
+        self._begin()
+        self.db.execute("INSERT OR REPLACE INTO records (board, game_id, record) VALUES (?, ?, ?)",
+                        (board, game_id, json.dumps(record)))
+
+    def save_latest(self, board: str, leaf: str, payload: JSON, received: float) -> None:
+        self._begin()
+        self.db.execute(
+            "INSERT OR REPLACE INTO latest (board, leaf, payload, received) VALUES (?, ?, ?, ?)",
+            (board, leaf, json.dumps(payload), received))
+
+    # -- reading ---------------------------------------------------------------------------------
+    def last_seqs(self) -> dict[str, int]:
+        return {b: s for b, s in self.db.execute(
+            "SELECT board, MAX(seq) FROM events GROUP BY board")}
+
+    def latest(self) -> dict[str, dict[str, JSON]]:
+        out: dict[str, dict[str, JSON]] = {}
+        for board, leaf, payload in self.db.execute("SELECT board, leaf, payload FROM latest"):
+            out.setdefault(board, {})[leaf] = json.loads(payload)
+        return out
+
+    def events(self, board: str, *, game_id: int | None = None, after: int = 0,
+               limit: int = 10_000) -> list[JSON]:
+        sql = "SELECT seq, game_id, n, t, kind, data, received FROM events WHERE board = ? "
+        args: list[Any] = [board]
+        if game_id is not None:
+            sql += "AND game_id = ? "
+            args.append(game_id)
+        sql += "AND seq > ? ORDER BY seq LIMIT ?"
+        args += [after, limit]
+        return [{"board": board, "seq": s, "game_id": g, "n": n, "t": t, "kind": k,
+                 "data": json.loads(d), "received": r}
+                for s, g, n, t, k, d, r in self.db.execute(sql, args)]
+
+    def recent_events(self, board: str, limit: int = 30) -> list[JSON]:
+        rows = self.db.execute(
+            "SELECT seq, game_id, n, t, kind, data FROM events WHERE board = ? "
+            "ORDER BY seq DESC LIMIT ?", (board, limit)).fetchall()
+        return [{"board": board, "seq": s, "game_id": g, "n": n, "t": t, "kind": k,
+                 "data": json.loads(d)} for s, g, n, t, k, d in reversed(rows)]
+
+    def gaps(self) -> list[JSON]:
+        return [{"board": b, "first": f, "last": la, "t": t}
+                for b, f, la, t in self.db.execute("SELECT board, first, last, t FROM gaps")]
+
+    def reported(self, board: str, game_id: int) -> JSON | None:
+        row = self.db.execute(
+            "SELECT data FROM events WHERE board = ? AND game_id = ? AND kind = 'result' "
+            "ORDER BY seq DESC LIMIT 1", (board, game_id)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    # -- rulings ---------------------------------------------------------------------------------
+    def confirm(self, board: str, game_id: int, result: JSON, referee: str,
+                note: str = "") -> JSON:
+        """A referee's ruling on a game's result (the latest ruling counts)."""
+        self.commit()
+        t = time.time()
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(
+            "INSERT INTO confirmations (board, game_id, result, referee, note, t) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (board, game_id, json.dumps(result), referee, note, t))
+        self.db.execute("COMMIT")
+        return {"board": board, "game_id": game_id, "result": result, "referee": referee,
+                "note": note, "t": t}
+
+    def confirmation(self, board: str, game_id: int) -> JSON | None:
+        row = self.db.execute(
+            "SELECT result, referee, note, t FROM confirmations WHERE board = ? AND game_id = ? "
+            "ORDER BY id DESC LIMIT 1", (board, game_id)).fetchone()
+        if row is None:
+            return None
+        return {"result": json.loads(row[0]), "referee": row[1], "note": row[2], "t": row[3]}
+
+    def confirmations(self) -> dict[tuple[str, int], JSON]:
+        out: dict[tuple[str, int], JSON] = {}
+        for board, game_id, result, referee, note, t in self.db.execute(
+                "SELECT board, game_id, result, referee, note, t FROM confirmations ORDER BY id"):
+            out[(board, game_id)] = {"result": json.loads(result), "referee": referee,
+                                     "note": note, "t": t}
+        return out
+
+    # -- the event's records ---------------------------------------------------------------------
+    def game_keys(self) -> list[tuple[str, int]]:
+        keys = {(b, g) for b, g in self.db.execute("SELECT board, game_id FROM games")}
+        keys |= {(b, g) for b, g in self.db.execute("SELECT DISTINCT board, game_id FROM events")}
+        keys |= {(b, g) for b, g in self.db.execute("SELECT board, game_id FROM records")}
+        return sorted(keys)
+
+    def record(self, board: str, game_id: int, event: str = "") -> JSON | None:
+        """A game's record (``RECORDS.md``) with who, where, and the reported and ruled result."""
+        row = self.db.execute("SELECT header FROM games WHERE board = ? AND game_id = ?",
+                              (board, game_id)).fetchone()
+        header: JSON | None = None if row is None else json.loads(row[0])
+        record: JSON | None
+        if header is not None and isinstance(header.get("setup"), dict):
+            plays = [(e["kind"], e["data"]) for e in self.events(board, game_id=game_id)
+                     if e["kind"] in PLAY_KINDS]
+            record = fold(header["setup"], plays)
+        else:
+            sent = self.db.execute("SELECT record FROM records WHERE board = ? AND game_id = ?",
+                                   (board, game_id)).fetchone()
+            record = None if sent is None else json.loads(sent[0])
+            if record is not None:
+                for key in ("board", "station_game_id", "players"):
+                    record.pop(key, None)
+        if record is None:
+            return None
+        players = (header or {}).get("players") or []
+        return {**record, "event": event, "board": board, "station_game_id": game_id,
+                "players": players, "reported": self.reported(board, game_id),
+                "confirmed": self.confirmation(board, game_id)}
+
+    def export(self, event: str = "") -> list[JSON]:
+        """Every game of the event as a record, board by board."""
+        out = []
+        for board, game_id in self.game_keys():
+            record = self.record(board, game_id, event)
+            if record is not None:
+                out.append(record)
+        return out

@@ -1,0 +1,360 @@
+"""HTML, CSS and JavaScript of the station page and the referee dashboard (no build step).
+
+Pages are rendered once on the server (so they show something without JavaScript, and so a test
+can read them) and then kept live by a small script over server-sent events. Untrusted text
+(player names, board ids, notes) is escaped on the server by :func:`render` and set with
+``textContent`` in the browser, never parsed as markup; the only markup inserted from data is
+the board SVG, which :mod:`pi_app.net.svg` builds with every text escaped. Scripts and styles
+are served as files so the Content-Security-Policy can forbid inline script entirely.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html import escape
+from typing import Any
+
+_SLOT = re.compile(r"\{\{(\{?)\s*([a-z_]+)\s*\}?\}\}")
+
+SECURITY_HEADERS = {
+    "content-security-policy": ("default-src 'self'; script-src 'self'; style-src 'self'; "
+                                "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                "frame-ancestors 'none'; form-action 'self'"),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+}
+
+
+def render(template: str, **values: Any) -> str:
+    """``{{name}}`` is replaced by the escaped value, ``{{{name}}}`` by the raw one."""
+    def slot(match: re.Match[str]) -> str:
+        raw, name = match.group(1), match.group(2)
+        value = values[name]
+        return str(value) if raw else escape(str(value), quote=True)
+    return _SLOT.sub(slot, template)
+
+
+def json_for_script(data: Any) -> str:
+    """JSON that is safe inside ``<script type="application/json">`` (no ``</script>``)."""
+    return (json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026"))
+
+
+def items(values: list[str], cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    return "".join(f"<li{attr}>{escape(str(v))}</li>" for v in values)
+
+
+def player_rows(players: list[Any], scores: list[Any], to_move: Any) -> str:
+    rows = []
+    for i, score in enumerate(scores or [None] * len(players)):
+        name = players[i] if i < len(players) else f"player {i}"
+        mark = " ◀" if to_move == i else ""
+        rows.append(f"<tr><td>{escape(str(name))}{mark}</td>"
+                    f"<td>{'' if score is None else escape(str(score))}</td></tr>")
+    return "".join(rows)
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:0;background:#fbf7ef;color:#222}
+header{display:flex;gap:1em;align-items:center;padding:.5em 1em;background:#5d4037;color:#fff}
+header h1{font-size:1.3em;margin:0}header a{color:#fff}
+main{display:flex;flex-wrap:wrap;gap:1.5em;padding:1em}
+section{min-width:16em}
+.picture svg{width:min(90vw,26em);height:auto}
+.badge{padding:.1em .6em;border-radius:1em;background:#777;color:#fff;font-size:.9em}
+.s-playing{background:#2e7d32}.s-waiting,.s-prompt,.s-follow_up,.s-setup,.s-idle{background:#f9a825}
+.s-mismatch{background:#c62828}.s-offline{background:#424242}.s-over{background:#6a1b9a}
+.s-confirmed{background:#1565c0}.s-unknown{background:#9e9e9e}
+table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #ddd;
+text-align:left}
+ol.moves{max-height:22em;overflow:auto;columns:2;font-family:monospace}
+.grid td a{font-weight:bold}.warn{color:#c62828}.muted{color:#777}
+form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}
+#result{min-height:1.2em}
+"""
+
+STATION_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{board}} · tikiboard</title><link rel="stylesheet" href="/static/site.css"></head>
+<body><header><h1 id="board">{{board}}</h1>
+<span id="status" class="badge s-{{status}}">{{status}}</span>
+<span id="title">{{title}}</span></header>
+<main>
+<section class="picture" id="picture">{{{svg}}}</section>
+<section>
+<table id="players">{{{players}}}</table>
+<p id="waiting">{{waiting}}</p>
+<ul id="guidance">{{{guidance}}}</ul>
+<h2>Moves</h2><ol id="moves" class="moves">{{{moves}}}</ol>
+</section>
+<section id="actions"><h2>Station actions</h2>
+<p class="muted">Need the station's PIN.</p>
+<form id="act-form"><label>PIN <input id="pin" type="password" autocomplete="off"
+ inputmode="numeric"></label></form>
+<form id="undo-form"><button type="submit" id="undo">Undo last move</button></form>
+<form id="new-form"><select id="new-game">{{{game_options}}}</select>
+<input id="new-players" placeholder="players, comma separated">
+<button type="submit" id="new">New game</button></form>
+<form id="override-form"><input id="override-text" placeholder="legal move, e.g. up1 Nani">
+<button type="submit" id="override">Override last move</button></form>
+<p id="result" role="status"></p>
+</section></main>
+<script type="application/json" id="initial">{{{initial}}}</script>
+<script src="/static/station.js"></script></body></html>
+"""
+
+COMMON_JS = r"""
+"use strict";
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+function fill(id, nodes) {
+  const box = document.getElementById(id);
+  if (!box) return;
+  box.replaceChildren(...nodes);
+}
+function playerRows(players, scores, toMove) {
+  const n = Math.max((players || []).length, (scores || []).length);
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const tr = el("tr");
+    const name = (players && players[i] !== undefined) ? players[i] : "player " + i;
+    tr.append(el("td", name + (toMove === i ? " \u25c0" : "")),
+              el("td", scores && scores[i] !== undefined ? scores[i] : ""));
+    rows.push(tr);
+  }
+  return rows;
+}
+function setBadge(id, status) {
+  const badge = document.getElementById(id);
+  if (!badge) return;
+  badge.textContent = status;
+  badge.className = "badge s-" + String(status).replace(/[^a-z_]/g, "");
+}
+function setSvg(id, svg) {
+  // The SVG is built by the server with every text escaped (pi_app/net/svg.py).
+  const box = document.getElementById(id);
+  if (box && typeof svg === "string") box.innerHTML = svg;
+}
+function stream(url, handlers) {
+  const source = new EventSource(url);
+  for (const [name, handler] of Object.entries(handlers)) {
+    source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
+  }
+  return source;
+}
+"""
+
+STATION_JS = COMMON_JS + r"""
+function waiting(s) {
+  if (s.status === "prompt" && s.prompt) {
+    return "Choose: " + (s.prompt.options || []).join(" / ");
+  }
+  if (s.status === "mismatch") return "The board does not match the game: fix it.";
+  if (s.status === "follow_up") return "Finish the move on the board.";
+  if (s.status === "over") return "Game over.";
+  if (s.status === "idle" || !s.game) return "No game yet.";
+  if (s.to_move !== null && s.to_move !== undefined) {
+    const who = (s.players || [])[s.to_move];
+    return (who !== undefined ? who : "player " + s.to_move) + " to move.";
+  }
+  return "";
+}
+function show(data) {
+  const s = data.snapshot || {};
+  setBadge("status", s.status || "idle");
+  document.getElementById("title").textContent = s.title || "";
+  setSvg("picture", data.svg);
+  fill("players", playerRows(s.players, s.scores, s.to_move));
+  document.getElementById("waiting").textContent = waiting(s);
+  fill("guidance", (s.guidance || []).map((g) => el("li", g)));
+  fill("moves", (s.moves || []).map((m) => el("li", m)));
+  document.body.dataset.seq = String(s.seq || 0);
+}
+async function act(name, args) {
+  const out = document.getElementById("result");
+  const response = await fetch("/api/action/" + name, {
+    method: "POST",
+    headers: {"Content-Type": "application/json",
+              "Authorization": "Bearer " + document.getElementById("pin").value},
+    body: JSON.stringify(args || {}),
+  });
+  let body = {};
+  try { body = await response.json(); } catch (e) { body = {}; }
+  out.textContent = response.ok ? "Done." : (body.error || ("Refused (" + response.status + ")"));
+  return response.status;
+}
+function on(id, handler) {
+  document.getElementById(id).addEventListener("submit", (e) => { e.preventDefault(); handler(); });
+}
+on("undo-form", () => act("undo", {}));
+on("new-form", () => act("new_game", {
+  game: document.getElementById("new-game").value,
+  players: document.getElementById("new-players").value.split(",").map((p) => p.trim())
+    .filter((p) => p)}));
+on("override-form", () => act("override", {text: document.getElementById("override-text").value}));
+on("act-form", () => {});
+show(JSON.parse(document.getElementById("initial").textContent));
+stream("/api/stream", {status: show});
+"""
+
+DASHBOARD_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf" content="{{csrf}}">
+<title>{{event}} · referee</title><link rel="stylesheet" href="/static/site.css"></head>
+<body><header><h1>{{event}}</h1><span id="boards-count">{{count}} boards</span>
+{{{account}}}</header>
+<main><section>
+<table class="grid"><thead><tr><th>Board</th><th>Status</th><th>Game</th><th>Players</th>
+<th>Scores</th><th>Moves</th><th>Last move</th><th>Lag ms</th><th>Result</th></tr></thead>
+<tbody id="grid">{{{rows}}}</tbody></table>
+</section></main>
+<script src="/static/dashboard.js"></script></body></html>
+"""
+
+BOARD_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf" content="{{csrf}}">
+<title>{{board}} · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
+<body data-board="{{board}}" data-referee="{{referee}}">
+<header><a href="/">{{event}}</a><h1 id="board">{{board}}</h1>
+<span id="status" class="badge s-{{status}}">{{status}}</span><span id="title">{{title}}</span>
+{{{account}}}</header>
+<main>
+<section class="picture" id="picture">{{{svg}}}</section>
+<section><table id="players">{{{players}}}</table>
+<p id="reported"></p><p id="confirmed"></p>
+<form id="confirm-form" class="referee-only">
+<button type="submit" id="confirm">Confirm reported result</button></form>
+<form id="correct-form" class="referee-only">
+<input id="correct-winners" placeholder="winners, e.g. 0 or 0,1" size="12">
+<input id="correct-note" placeholder="note" size="20">
+<button type="submit" id="correct">Rule this result</button></form>
+<p id="result" role="status"></p>
+<ul id="guidance">{{{guidance}}}</ul>
+<h2>Moves</h2><ol id="moves" class="moves">{{{moves}}}</ol></section>
+<section><h2>Events</h2><ol id="events" class="moves"></ol>
+<p class="referee-only"><a href="/api/board/{{board}}/record">current record (JSON)</a></p>
+</section></main>
+<script src="/static/dashboard.js"></script></body></html>
+"""
+
+LOGIN_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Referee login</title>
+<link rel="stylesheet" href="/static/site.css"></head>
+<body><header><h1>{{event}}: referee login</h1></header><main><section>
+<p class="warn">{{message}}</p>
+<form method="post" action="/login"><label>Name <input name="username" autocomplete="username">
+</label><label>Password <input name="password" type="password"
+ autocomplete="current-password"></label><button type="submit">Log in</button></form>
+</section></main></body></html>
+"""
+
+DASHBOARD_JS = COMMON_JS + r"""
+const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
+const boardId = document.body.dataset.board;
+const referee = document.body.dataset.referee === "yes";
+function resultText(r) {
+  if (!r) return "";
+  const w = r.winners;
+  return (w && w.length ? "won: " + w.join(", ") : "no winner") +
+    (r.scores ? " (" + r.scores.join(" : ") + ")" : "");
+}
+function namedWinners(s, r) {
+  if (!r || !r.winners) return "";
+  return r.winners.map((i) => (s.players || [])[i] !== undefined ? s.players[i] : "player " + i)
+    .join(", ");
+}
+function row(s) {
+  const tr = el("tr");
+  tr.id = "row-" + s.board;
+  tr.dataset.status = s.status;
+  const link = el("a", s.board);
+  link.href = "/board/" + encodeURIComponent(s.board);
+  const cell = el("td"); cell.append(link);
+  const badge = el("span", s.status, "badge s-" + String(s.status).replace(/[^a-z_]/g, ""));
+  const status = el("td"); status.append(badge);
+  if (s.gaps) status.append(el("span", " gap", "warn"));
+  let result = "";
+  if (s.confirmed) result = "confirmed: " + namedWinners(s, s.confirmed.result);
+  else if (s.reported) result = "to confirm: " + namedWinners(s, s.reported);
+  tr.append(cell, status, el("td", s.title || s.game || ""),
+            el("td", (s.players || []).join(" \u2013 ")),
+            el("td", (s.scores || []).join(" : ")), el("td", s.moves),
+            el("td", s.last_move || ""), el("td", s.lag_ms === null ? "" : s.lag_ms),
+            el("td", result));
+  return tr;
+}
+function showRow(s) {
+  const grid = document.getElementById("grid");
+  const old = document.getElementById("row-" + s.board);
+  const fresh = row(s);
+  if (old) { old.replaceWith(fresh); return; }
+  const rows = Array.from(grid.children);
+  const after = rows.find((r) => r.id > fresh.id);
+  grid.insertBefore(fresh, after || null);
+  document.getElementById("boards-count").textContent = grid.children.length + " boards";
+}
+function showBoard(s) {
+  setBadge("status", s.status);
+  document.getElementById("title").textContent = s.title || "";
+  setSvg("picture", s.svg);
+  fill("players", playerRows(s.players, s.scores, s.to_move));
+  fill("moves", (s.moves_list || []).map((m) => el("li", m)));
+  fill("guidance", (s.guidance || []).map((g) => el("li", g)));
+  fill("events", (s.events_tail || []).map((e) =>
+    el("li", "#" + e.seq + " " + e.kind + " " + JSON.stringify(e.data))));
+  document.getElementById("reported").textContent =
+    s.reported ? "Reported: " + namedWinners(s, s.reported) + " " + resultText(s.reported) : "";
+  document.getElementById("confirmed").textContent = s.confirmed ?
+    "Confirmed by " + s.confirmed.referee + ": " + resultText(s.confirmed.result) +
+    (s.confirmed.note ? " \u2013 " + s.confirmed.note : "") : "";
+  document.body.dataset.gameId = s.game_id === null ? "" : String(s.game_id);
+  document.body.dataset.seq = String(s.seq || 0);
+}
+async function post(url, body) {
+  const response = await fetch(url, {method: "POST", credentials: "same-origin",
+    headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+    body: JSON.stringify(body)});
+  let data = {};
+  try { data = await response.json(); } catch (e) { data = {}; }
+  const out = document.getElementById("result");
+  if (out) out.textContent = response.ok ? "Done." : (data.error || "Refused (" + response.status + ")");
+  return response.status;
+}
+function on(id, handler) {
+  const form = document.getElementById(id);
+  if (form) form.addEventListener("submit", (e) => { e.preventDefault(); handler(); });
+}
+if (!referee) document.querySelectorAll(".referee-only").forEach((n) => n.remove());
+if (boardId) {
+  on("confirm-form", () => post("/api/board/" + encodeURIComponent(boardId) + "/confirm",
+    {game_id: Number(document.body.dataset.gameId)}));
+  on("correct-form", () => post("/api/board/" + encodeURIComponent(boardId) + "/confirm", {
+    game_id: Number(document.body.dataset.gameId),
+    winners: document.getElementById("correct-winners").value.split(",")
+      .map((w) => w.trim()).filter((w) => w !== "").map(Number),
+    note: document.getElementById("correct-note").value}));
+  stream("/api/stream?board=" + encodeURIComponent(boardId), {board: showBoard});
+} else {
+  stream("/api/stream", {board: showRow});
+}
+"""
+
+
+def account_html(user: str | None, csrf: str) -> str:
+    if user is None:
+        return '<a href="/login" id="login">referee login</a>'
+    return (f'<span id="user">{escape(user)}</span> <a href="/export.json" id="export">'
+            'export records</a> <form method="post" action="/logout">'
+            f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
+            '<button type="submit">log out</button></form>')

@@ -1,0 +1,105 @@
+"""The tournament's MQTT topic layout and payloads, in one place so stations and dashboard agree.
+
+Everything of one event lives under ``tiki/EVENT/board/BOARD/``; a station's MQTT user name is
+its board id, so the broker's ACL (``pattern write tiki/EVENT/board/%u/#``) lets it write only
+there. Leaves:
+
+==========  =========  =======  ====================================================================
+leaf        retained   QoS      payload (JSON)
+==========  =========  =======  ====================================================================
+``status``  yes        1        ``{"board", "online": true|false, "t", "client"}``; the last will
+                                sets ``online: false`` when a station vanishes
+``state``   yes        1        the station's feed snapshot (``pi_app.referee.feed``) minus record
+``record``  yes        1        the current game's record (``RECORDS.md``) + board, game id, players
+``game``    yes        1        the header of a game: game, setup, players, created
+``events``  no         1        one stored event: ``{"board", "seq", "game_id", "n", "t", "kind",
+                                "data"}``; ``seq`` is the station's ``events.id``
+==========  =========  =======  ====================================================================
+
+``seq`` increases by one per event across a station's games (SQLite AUTOINCREMENT in one file):
+the dashboard keeps the highest ``seq`` per board, drops anything at or below it as a duplicate
+(QoS 1 delivers at least once) and reports a jump as a gap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pi_app.games.base import JSON
+
+ROOT = "tiki"
+LEAVES = ("status", "state", "record", "game", "events")
+RETAINED = frozenset({"status", "state", "record", "game"})
+QOS = 1
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+class TopicError(ValueError):
+    """A board or event id that cannot be a topic level (or an MQTT user name)."""
+
+
+def check_name(name: str, what: str = "name") -> str:
+    """Board and event ids: letters, digits, ``_ . -``; never the MQTT wildcards or ``/``.
+
+    The board id doubles as the station's MQTT user name, which mosquitto substitutes for
+    ``%u`` in ACL patterns: a ``+``, ``#`` or ``/`` in it would widen the station's rights.
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise TopicError(f"{what} {name!r}: use 1-64 letters, digits, '_', '.' or '-' "
+                         "(starting with a letter or digit)")
+    return name
+
+
+def board_prefix(event: str, board: str) -> str:
+    return f"{ROOT}/{check_name(event, 'event')}/board/{check_name(board, 'board')}"
+
+
+def topic(event: str, board: str, leaf: str) -> str:
+    if leaf not in LEAVES:
+        raise TopicError(f"unknown topic leaf {leaf!r}")
+    return f"{board_prefix(event, board)}/{leaf}"
+
+
+def event_filter(event: str) -> str:
+    """The subscription that sees every board of an event."""
+    return f"{ROOT}/{check_name(event, 'event')}/board/+/+"
+
+
+@dataclass(frozen=True)
+class Topic:
+    event: str
+    board: str
+    leaf: str
+
+
+def parse_topic(name: str) -> Topic | None:
+    """``tiki/EVENT/board/BOARD/LEAF`` -> its parts; None for anything else."""
+    parts = name.split("/")
+    if len(parts) != 5 or parts[0] != ROOT or parts[2] != "board" or parts[4] not in LEAVES:
+        return None
+    if not (_NAME.fullmatch(parts[1]) and _NAME.fullmatch(parts[3])):
+        return None
+    return Topic(parts[1], parts[3], parts[4])
+
+
+def encode(payload: JSON) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def decode(payload: bytes) -> JSON | None:
+    """A JSON object, or None for anything else (an empty retained message clears a topic)."""
+    try:
+        data: Any = json.loads(payload.decode())
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def event_payload(board: str, event: JSON) -> JSON:
+    """An ``Event.to_json()`` as published: ``seq`` is the station-wide id, ``n`` the game's."""
+    return {"board": board, "seq": event["id"], "game_id": event["game_id"], "n": event["seq"],
+            "t": event["t"], "kind": event["kind"], "data": event["data"]}

@@ -1,0 +1,231 @@
+"""Station configuration: one TOML file, every key documented, every default embedded.
+
+``tikiboard run`` without ``--config`` runs on the embedded defaults: the simulated sensor
+board, mock LEDs, display and buttons, no broker. On a Raspberry Pi the service reads
+``/etc/tikiboard/tikiboard.toml``; ``tikiboard run --print-config`` prints the defaults below as
+a file to start from. A wrong file stops the start with one message that names the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pi_app.games import GAME_NAMES
+
+DEFAULTS_TOML = """\
+# tikiboard station configuration. Every key is optional; these are the defaults.
+
+[station]
+board = "table-1"            # this station's board id (tournament feeds, records)
+game = "topple"              # the game a new session starts with: topple, manami, tactiki
+players = 2                  # Tiki Topple: 2 to 4 (the other games are for two)
+data_dir = "~/.local/state/tikiboard"  # the game database and the tag registry live here
+seed = -1                    # random deals: -1 draws a fresh seed each game
+
+[sensors]
+source = "sim"               # "serial": the sensor board on `device`; "sim": simulated firmware
+device = "/dev/tikiboard-sensors"
+baudrate = 115200
+geometry = ""                # a board geometry file; "" = hardware/boards/GAME.json
+
+[timing]                     # seconds; see pi_app/board/follower.py
+settle = 0.25
+settle_long = 0.7
+settle_removal = 1.5
+grace = 1.2
+settle_min = -1.0            # -1: the board's own (hardware/boards/GAME.json)
+
+[leds]
+driver = "mock"              # "neopixel" (PWM/PCM pin), "neopixel_spi" (Pi 5, no root), "mock"
+brightness = 0.3             # 0..1, before the power cap
+max_current_ma = 1500        # the LED supply's budget; frames are scaled down to fit
+
+[display]
+driver = "mock"              # "ssd1306", "sh1106", "mock"
+
+[buttons]
+driver = "mock"              # "gpio" (pins from hardware/pinmap.json), "mock"
+
+[web]
+enabled = false              # the station's own page
+host = "127.0.0.1"           # "0.0.0.0" to serve the table's local network
+port = 8080
+token = ""                   # required for actions (undo, new game, override); "" = no actions
+
+[mqtt]
+enabled = false              # publish to a tournament broker
+host = "127.0.0.1"
+port = 1883
+event = "event"              # topic prefix tiki/EVENT/board/BOARD/...
+username = ""
+password = ""
+tls = false
+"""
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Station:
+    board: str = "table-1"
+    game: str = "topple"
+    players: int = 2
+    data_dir: str = "~/.local/state/tikiboard"
+    seed: int = -1
+
+
+@dataclass(frozen=True)
+class Sensors:
+    source: str = "sim"
+    device: str = "/dev/tikiboard-sensors"
+    baudrate: int = 115200
+    geometry: str = ""
+
+
+@dataclass(frozen=True)
+class Timing:
+    settle: float = 0.25
+    settle_long: float = 0.7
+    settle_removal: float = 1.5
+    grace: float = 1.2
+    settle_min: float = -1.0
+
+
+@dataclass(frozen=True)
+class Leds:
+    driver: str = "mock"
+    brightness: float = 0.3
+    max_current_ma: int = 1500
+
+
+@dataclass(frozen=True)
+class Display:
+    driver: str = "mock"
+
+
+@dataclass(frozen=True)
+class Buttons:
+    driver: str = "mock"
+
+
+@dataclass(frozen=True)
+class Web:
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8080
+    token: str = ""
+
+
+@dataclass(frozen=True)
+class Mqtt:
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 1883
+    event: str = "event"
+    username: str = ""
+    password: str = ""
+    tls: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    station: Station = field(default_factory=Station)
+    sensors: Sensors = field(default_factory=Sensors)
+    timing: Timing = field(default_factory=Timing)
+    leds: Leds = field(default_factory=Leds)
+    display: Display = field(default_factory=Display)
+    buttons: Buttons = field(default_factory=Buttons)
+    web: Web = field(default_factory=Web)
+    mqtt: Mqtt = field(default_factory=Mqtt)
+    source: str = "(embedded defaults)"
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.station.data_dir).expanduser()
+
+
+#: Allowed values of the keys that take one of a few words.
+CHOICES = {
+    ("station", "game"): GAME_NAMES,
+    ("sensors", "source"): ("serial", "sim"),
+    ("leds", "driver"): ("neopixel", "neopixel_spi", "mock"),
+    ("display", "driver"): ("ssd1306", "sh1106", "mock"),
+    ("buttons", "driver"): ("gpio", "mock"),
+}
+#: Numeric ranges (inclusive).
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("station", "players"): (2, 4),
+    ("station", "seed"): (-1, 2**63),
+    ("sensors", "baudrate"): (1200, 4_000_000),
+    ("timing", "settle"): (0, 10), ("timing", "settle_long"): (0, 10),
+    ("timing", "settle_removal"): (0, 10), ("timing", "grace"): (0.1, 60),
+    ("timing", "settle_min"): (-1, 5),
+    ("leds", "brightness"): (0, 1), ("leds", "max_current_ma"): (50, 100_000),
+    ("web", "port"): (1, 65535), ("mqtt", "port"): (1, 65535),
+}
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """The configuration in ``path`` over the embedded defaults (None: defaults only)."""
+    if path is None:
+        return Config()
+    where = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not text: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
+    return parse_config(data, where)
+
+
+def parse_config(data: dict[str, Any], where: str = "config") -> Config:
+    sections: dict[str, Any] = {}
+    known = {f.name: f for f in fields(Config) if f.name != "source"}
+    for name, value in data.items():
+        if name not in known:
+            raise ConfigError(f"{where}: unknown section [{name}] (known: "
+                              + ", ".join(known) + ")")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: [{name}] must be a table of keys")
+        cls = known[name].default_factory
+        sections[name] = _section(cls, name, value, where)
+    return Config(**sections, source=where)
+
+
+def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
+    defaults = cls()
+    allowed = {f.name: type(getattr(defaults, f.name)) for f in fields(cls)}
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        qualified = f"{name}.{key}"
+        if key not in allowed:
+            raise ConfigError(f"{where}: unknown key {qualified} (known in [{name}]: "
+                              + ", ".join(allowed) + ")")
+        kind = allowed[key]
+        value = float(raw) if kind is float and type(raw) is int else raw
+        if type(value) is not kind:
+            raise ConfigError(f"{where}: {qualified} must be {_kind_name(kind)}, "
+                              f"not {value!r}")
+        choices = CHOICES.get((name, key))
+        if choices is not None and value not in choices:
+            raise ConfigError(f"{where}: {qualified} must be one of {', '.join(choices)}, "
+                              f"not {value!r}")
+        bounds = RANGES.get((name, key))
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            raise ConfigError(f"{where}: {qualified} must be from {bounds[0]} to {bounds[1]}, "
+                              f"not {value!r}")
+        out[key] = value
+    return cls(**out)
+
+
+def _kind_name(kind: type) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number",
+            str: "a text"}.get(kind, kind.__name__)

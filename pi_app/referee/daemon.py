@@ -1,0 +1,202 @@
+"""The daemon: the station's hardware opened from the configuration, and the asyncio loop.
+
+One loop, one queue. The sensor link's reader thread and the buttons put events on the queue;
+the loop takes one event at a time (or wakes at the follower's next deadline, or to animate
+blinking LEDs) and calls :meth:`Station.step`. systemd hears READY=1 once the station is up
+and WATCHDOG=1 from the loop itself, so a stuck loop is restarted.
+
+With ``sensors.source = "sim"`` the sensor board is the real firmware code running against
+simulated readers behind a pty (:class:`pi_app.hw.simfirmware.SimFirmware`): the daemon still
+talks the real protocol over a real serial device, exactly as on a Pi.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pi_app.board.geometry import Geometry, load_geometry
+from pi_app.board.registry import TagRegistry
+from pi_app.hw.faults import HwEvent
+from pi_app.referee import sdnotify
+from pi_app.referee.config import Config
+from pi_app.referee.feed import StationFeed
+from pi_app.referee.station import Station
+from pi_app.referee.store import EventStore
+
+log = logging.getLogger(__name__)
+
+#: How often blinking LEDs are redrawn (frames only go out when they change).
+ANIMATION_HZ = 20
+
+
+@dataclass
+class Hardware:
+    """What a station is wired to; each part real or mock by configuration."""
+
+    link: Any
+    leds: Any
+    display: Any
+    buttons: Any
+    sim: Any = None  # the simulated firmware, when sensors.source is "sim"
+
+    def close(self) -> None:
+        for part in (self.buttons, self.link, self.sim, self.leds, self.display):
+            if part is None:
+                continue
+            closer = getattr(part, "stop", None) or getattr(part, "close", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    closer()
+
+
+def registry_path(config: Config) -> Path:
+    return config.data_dir / "tags.json"
+
+
+def open_registry(config: Config, geometry: Geometry, game_name: str) -> TagRegistry:
+    """The station's tag registry; on the simulated board, made-up tags for every piece."""
+    if config.sensors.source == "sim":
+        from pi_app.sim.players import registry_for
+
+        return registry_for(game_name)
+    return TagRegistry.load(registry_path(config))
+
+
+def open_hardware(config: Config, geometry: Geometry, sink: Callable[[HwEvent], None],
+                  *, sim: Any = None) -> Hardware:
+    """Open the sensor link, LEDs, display and buttons the configuration names."""
+    from pi_app.hw.buttons import Buttons
+    from pi_app.hw.display import open_display
+    from pi_app.hw.leds import open_strip
+    from pi_app.hw.link import SerialLink
+    from pi_app.hw.pinmap import load_pinmap
+
+    pins = load_pinmap()
+    device = config.sensors.device
+    if config.sensors.source == "sim" and sim is None:
+        from pi_app.hw.simfirmware import SimFirmware
+
+        sim = SimFirmware(geometry.reader_count, geometry.presence_count,
+                          board=config.station.board,
+                          scan_period_ms=max(1, int(geometry.scan_period * 1000))).start()
+    if sim is not None:
+        device = sim.path
+    link = SerialLink(device, sink, baudrate=config.sensors.baudrate).start()
+    leds = open_strip(max(geometry.led_count, 1), pins.neopixel, config.leds.driver,
+                      brightness=config.leds.brightness)
+    display = open_display(pins.oled, config.display.driver)
+    if config.buttons.driver == "mock":
+        os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
+    buttons = Buttons(pins.buttons, sink)
+    return Hardware(link, leds, display, buttons, sim)
+
+
+async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any = None,
+                on_ready: Callable[[Station, Hardware], None] | None = None,
+                feed: StationFeed | None = None) -> None:
+    """Run one station until ``stop`` is set (or SIGTERM/SIGINT)."""
+    loop = asyncio.get_running_loop()
+    stop = stop or asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    queue: asyncio.Queue[HwEvent] = asyncio.Queue()
+
+    def sink(event: HwEvent) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    store = EventStore(config.data_dir / "tikiboard.db")
+    unfinished = store.unfinished()
+    game_name = unfinished.game if unfinished is not None else config.station.game
+    geometry = load_geometry(config.sensors.geometry or game_name)
+    registry = open_registry(config, geometry, game_name)
+    hardware = open_hardware(config, geometry, sink, sim=sim)
+    station = Station(config, store, registry, leds=hardware.leds, display=hardware.display,
+                      feed=feed, geometry=geometry if config.sensors.geometry else None)
+    tasks = _start_network(config, station, store)
+    try:
+        station.render(time.monotonic())
+        sdnotify.notify("READY=1\nSTATUS=refereeing " + station.session.game.title)
+        if on_ready is not None:
+            on_ready(station, hardware)
+        await _loop(station, queue, stop)
+    finally:
+        sdnotify.notify("STOPPING=1")
+        for task in tasks:
+            task.cancel()
+        hardware.close()
+        store.close()
+
+
+async def _loop(station: Station, queue: asyncio.Queue[HwEvent], stop: asyncio.Event) -> None:
+    watchdog = _watchdog_interval()
+    next_ping = time.monotonic()
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            now = time.monotonic()
+            wake = [now + 1.0 / ANIMATION_HZ]
+            deadline = station.follower.next_deadline(now)
+            if deadline is not None:
+                wake.append(deadline)
+            if watchdog:
+                wake.append(next_ping)
+            timeout = max(0.0, min(wake) - now)
+            getter = asyncio.ensure_future(queue.get())
+            done, _ = await asyncio.wait({getter, stopping}, timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                event: HwEvent | None = getter.result()
+            else:
+                getter.cancel()
+                event = None
+            try:
+                station.step(event, time.monotonic())
+            except Exception:  # never let one bad event stop the referee
+                log.exception("error handling %r", event)
+            if watchdog and time.monotonic() >= next_ping:
+                sdnotify.notify("WATCHDOG=1")
+                next_ping = time.monotonic() + watchdog
+    finally:
+        stopping.cancel()
+
+
+def _watchdog_interval() -> float:
+    """Half of systemd's WatchdogSec (WATCHDOG_USEC), or 0 when not under a watchdog."""
+    usec = os.environ.get("WATCHDOG_USEC", "")
+    return int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 else 0.0
+
+
+def _start_network(config: Config, station: Station, store: EventStore) -> list[Any]:
+    """The web page and the MQTT publisher, when configured (pi_app.net)."""
+    tasks: list[Any] = []
+    if config.web.enabled:
+        try:
+            from pi_app.net import web  # type: ignore[attr-defined]
+
+            tasks.append(web.start_station_server(station.feed, station.geometry, config))
+        except Exception:
+            log.exception("the station's web page could not start")
+    if config.mqtt.enabled:
+        try:
+            from pi_app.net import mqtt  # type: ignore[attr-defined]
+
+            tasks.append(mqtt.start_publisher(station.feed, store, config))
+        except Exception:
+            log.exception("the MQTT publisher could not start")
+    return tasks
+
+
+def run(config: Config) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(config))
+    return 0

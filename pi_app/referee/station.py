@@ -1,0 +1,396 @@
+"""The station: one board, one game at a time, from sensor events to confirmed moves.
+
+Data flows one way: events (sensor link, buttons) -> follower (tracker, inference) -> session
+(the event store) -> feedback (LEDs, display) and feed (web page, MQTT). The order inside one
+step is the product's promise: **a move is committed to the database before any LED confirms
+it**; if it cannot be stored the station says so and does not confirm it (the follower is put
+back, and the move is accepted again once storage works).
+
+The station is driven by :meth:`Station.step` (one event, or None for "time passed") and
+:meth:`Station.render`; the asyncio loop in :mod:`pi_app.referee.daemon` calls them. Everything
+is synchronous and takes the time as an argument, so tests and the demo drive it exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
+
+from PIL import Image
+
+from pi_app.board.follower import (
+    Follower,
+    Guidance,
+    InSync,
+    MoveAccepted,
+    MoveRevised,
+    Outcome,
+    Prompt,
+    PromptCleared,
+    TakenBack,
+)
+from pi_app.board.geometry import Geometry, load_geometry
+from pi_app.board.registry import TagRegistry
+from pi_app.games import GAME_NAMES
+from pi_app.games.base import JSON
+from pi_app.hw.display import Display
+from pi_app.hw.events import ButtonPressed, LinkStatus
+from pi_app.hw.faults import HardwareFault, HwEvent
+from pi_app.hw.leds import LedStrip
+from pi_app.referee import feedback as fb
+from pi_app.referee.config import Config
+from pi_app.referee.feed import ActionError, StationFeed
+from pi_app.referee.session import Session
+from pi_app.referee.store import Event, EventStore, StoreError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Status:
+    """What the station is doing, for the LEDs, the screen and the feed."""
+
+    phase: str = "setup"   # setup, play, over, menu
+    link_up: bool = True
+    link_detail: str = ""
+    store_error: str = ""
+    faults: dict[tuple[str, int | None], str] = field(default_factory=dict)
+    prompt: Prompt | None = None
+    guidance: Guidance | None = None
+    confirmed: tuple[str, ...] = ()
+    confirmed_at: float = -1e9
+    last_move: str = ""
+    message: str = ""
+    menu_game: str = ""
+
+
+class Station:
+    """Referee of one board."""
+
+    def __init__(self, config: Config, store: EventStore, registry: TagRegistry, *,
+                 leds: LedStrip | None = None, display: Display | None = None,
+                 feed: StationFeed | None = None, clock: Callable[[], float] = time.monotonic,
+                 rng: random.Random | None = None, geometry: Geometry | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.registry = registry
+        self.leds = leds
+        self.display = display
+        self.feed = feed or StationFeed(config.station.board)
+        self.clock = clock
+        seed = config.station.seed
+        self.rng = rng or (random.Random(seed) if seed >= 0 else random.Random())
+        self.status = Status()
+        self._geometry_override = geometry
+        self.session: Session = self._open_session()
+        self.follower = self._new_follower()
+        self.accepted_log: list[str] = []  # for tests and the demo: moves confirmed, in order
+        self.last_frame: list[tuple[int, int, int]] = []
+        self.last_screen: Image.Image | None = None
+        self._last_scene: fb.Scene | None = None
+        self._register_actions()
+
+    # -- sessions --------------------------------------------------------------------------------
+    def _open_session(self) -> Session:
+        """Resume the unfinished game, or start the configured one."""
+        row = self.store.unfinished()
+        if row is not None:
+            try:
+                session = Session.resume(self.store, row)
+                self.status.phase = "setup"  # the board is checked against the stored game
+                self.status.message = f"resumed game {row.id}"
+                log.info("resumed game %s (%s), %d moves", row.id, row.game,
+                         len(session.history))
+                return session
+            except StoreError as exc:
+                log.error("cannot resume game %s: %s; starting a new game", row.id, exc)
+                self.store.abandon(row.id)
+        return self._start(self.config.station.game)
+
+    def _start(self, game_name: str) -> Session:
+        options: JSON = {"players": self.config.station.players} if game_name == "topple" \
+            else {}
+        session = Session.new(self.store, game_name, rng=self.rng, options=options,
+                              board=self.config.station.board)
+        self.status = replace(Status(), link_up=self.status.link_up,
+                              link_detail=self.status.link_detail, phase="setup")
+        return session
+
+    def _new_follower(self) -> Follower:
+        game = self.session.game
+        self.geometry = self._geometry_override or load_geometry(
+            self.config.sensors.geometry or game.name)
+        timing = self.config.timing
+        follower = Follower(game, self.session.state, self.geometry, self.registry,
+                            settle=timing.settle, settle_long=timing.settle_long,
+                            settle_removal=timing.settle_removal, grace=timing.grace,
+                            settle_min=None if timing.settle_min < 0 else timing.settle_min,
+                            history=list(self.session.history))
+        return follower
+
+    # -- the one step ----------------------------------------------------------------------------
+    def step(self, event: HwEvent | None, now: float | None = None) -> list[Outcome]:
+        """Take one event (None: time passed) and act on what the follower says.
+
+        Returns the outcomes, after they were stored and shown. Never raises for bad input:
+        a broken event is logged and dropped, the game goes on.
+        """
+        now = self.clock() if now is None else now
+        try:
+            outcomes = self._react(event, now)
+        except StoreError as exc:  # a note or result could not be stored: say so, go on
+            self._store_failed(str(exc), now)
+            outcomes = []
+        self.render(now)
+        try:
+            more = self.follower.prepare(now)  # after the confirmation is on the LEDs
+            if more:
+                self._handle(more, now)
+                self.render(now)
+                outcomes += more
+        except StoreError as exc:
+            self._store_failed(str(exc), now)
+        return outcomes
+
+    def _react(self, event: HwEvent | None, now: float) -> list[Outcome]:
+        if isinstance(event, HardwareFault):
+            key = (event.source, event.index)
+            if event.ok:
+                self.status.faults.pop(key, None)
+            else:
+                self.status.faults[key] = event.detail
+            self.session.note("fault", {"source": event.source, "index": event.index,
+                                        "ok": event.ok, "detail": event.detail})
+            return []
+        if isinstance(event, LinkStatus):
+            self.status.link_up = event.up
+            self.status.link_detail = event.detail
+            self.follower.tracker.feed(event)
+            return []
+        if isinstance(event, ButtonPressed) and self._button_for_station(event.button, now):
+            return []
+        outcomes = self.follower.tick(now) if event is None else self.follower.feed(event, now)
+        self._handle(outcomes, now)
+        return outcomes
+
+    def _handle(self, outcomes: list[Outcome], now: float) -> None:
+        for outcome in outcomes:
+            if isinstance(outcome, MoveAccepted):
+                self._moved(outcome, now)
+            elif isinstance(outcome, MoveRevised):
+                self._persist(partial(self.session.revised, outcome.replaced, outcome.text,
+                                      outcome.state), now)
+                self.status.last_move = outcome.text
+            elif isinstance(outcome, TakenBack):
+                self._persist(partial(self.session.taken_back, outcome.plies, outcome.state),
+                              now)
+                self.status.message = f"took back {outcome.plies} move(s)"
+            elif isinstance(outcome, Prompt):
+                self.status.prompt = outcome
+                self._note("prompt", {"kind": outcome.kind, "options": list(outcome.options)})
+            elif isinstance(outcome, PromptCleared):
+                self.status.prompt = None
+            elif isinstance(outcome, Guidance):
+                self.status.guidance = outcome
+                self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes]})
+            elif isinstance(outcome, InSync):
+                self.status.guidance = None
+                if self.status.phase == "setup":
+                    self.status.phase = "play"
+        if self.status.phase == "setup" and self.follower.decide(now).verdict.value \
+                == "unchanged":
+            self.status.phase = "play"
+            self.status.guidance = None
+
+    def _moved(self, outcome: MoveAccepted, now: float) -> None:
+        before = self.session.state
+        try:
+            self.session.moved(outcome.text, outcome.player, outcome.state)
+        except StoreError as exc:
+            # Not stored, so not confirmed: put the follower back; the move is accepted again
+            # (and stored) as soon as the database takes it.
+            self.follower.reset(before, list(self.session.history))
+            self._store_failed(str(exc), now)
+            return
+        self.status.store_error = ""
+        self.status.phase = "play"
+        self.status.last_move = outcome.text
+        self.status.confirmed = fb.changed_cells(
+            self.session.game.expected_view(before),
+            self.session.game.placement_view(before, self.session.game.parse_move(
+                before, outcome.text)))
+        self.status.confirmed_at = now
+        self.accepted_log.append(outcome.text)
+        self._after_move(now)
+
+    def _after_move(self, now: float) -> None:
+        game, state = self.session.game, self.session.state
+        if game.is_over(state):
+            event = self.session.finish_if_over()
+            if event is not None:
+                self.feed.event(event)
+            self.status.phase = "over"
+            return
+        if game.to_move(state) is None:  # a Topple round is over: deal the next one
+            new_state = game.deal(state, self.rng)
+            round_record = _round_record(game.name, new_state)
+            self.feed.event(self.session.dealt(new_state, round_record))
+            self.follower.reset(new_state)
+            self.status.phase = "setup"
+            self.status.message = "new round: set up the line"
+
+    def _persist(self, write: Callable[[], Event], now: float) -> None:
+        try:
+            self.feed.event(write())
+            self.status.store_error = ""
+        except StoreError as exc:
+            self._store_failed(str(exc), now)
+
+    def _note(self, kind: str, data: JSON) -> None:
+        try:
+            self.feed.event(self.session.note(kind, data))
+        except StoreError as exc:
+            self.status.store_error = str(exc)
+
+    def _store_failed(self, why: str, now: float) -> None:
+        log.error("storage: %s", why)
+        self.status.store_error = why
+        del now
+
+    # -- buttons that belong to the station, not the game ----------------------------------------
+    def _button_for_station(self, button: str, now: float) -> bool:
+        """Handle a button in the menu or after the game; False: the follower's to take."""
+        phase = self.status.phase
+        if phase == "over":
+            if button == "menu":
+                names = list(GAME_NAMES)
+                current = self.status.menu_game or self.session.game.name
+                self.status.menu_game = names[(names.index(current) + 1) % len(names)]
+            elif button == "ok":
+                self.new_game(self.status.menu_game or self.session.game.name, now)
+            return True
+        return False
+
+    def new_game(self, game_name: str, now: float | None = None) -> None:
+        """Close the current game (abandoned if unfinished) and start ``game_name``."""
+        now = self.clock() if now is None else now
+        if not self.store.game(self.session.game_id).finished:
+            self.store.abandon(self.session.game_id)
+        self.session = self._start(game_name)
+        self.follower = self._new_follower()
+        self.render(now)
+
+    # -- output ----------------------------------------------------------------------------------
+    def scene(self, now: float) -> fb.Scene:
+        game, state, status = self.session.game, self.session.state, self.status
+        phase = status.phase
+        if not status.link_up:
+            phase = "offline"
+        elif status.store_error:
+            phase = "error"
+        elif status.prompt is not None and phase == "play":
+            phase = "prompt"
+        guidance = status.guidance
+        return fb.Scene(
+            game=game.name, title=game.title, phase=phase,
+            to_move=game.to_move(state), scores=tuple(game.scores(state)),
+            winners=game.winners(state), confirmed=status.confirmed,
+            confirmed_at=status.confirmed_at, last_move=status.last_move,
+            guidance_kind=None if guidance is None else guidance.kind,
+            fixes=() if guidance is None else guidance.fixes,
+            prompt=status.prompt, message=status.message,
+            board=self.config.station.board, link_detail=status.link_detail,
+            store_error=status.store_error, menu_game=status.menu_game)
+
+    def render(self, now: float) -> None:
+        """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""
+        scene = self.scene(now)
+        self.last_frame = fb.led_frame(scene, self.geometry, now)
+        if self.leds is not None:
+            self.leds.show(self.last_frame)
+        if scene != self._last_scene:  # the screen and the feed follow the scene, not blinking
+            self._last_scene = scene
+            self.last_screen = fb.screen(scene)
+            if self.display is not None:
+                self.display.show(self.last_screen)
+            self.feed.update(self.snapshot(scene))
+
+    def snapshot(self, scene: fb.Scene) -> JSON:
+        game, state = self.session.game, self.session.state
+        record = self.session.record
+        rounds = record.get("rounds")
+        moves = ([m for r in rounds for m in r.get("moves", [])] if isinstance(rounds, list)
+                 else list(record.get("moves", [])))
+        prompt = scene.prompt
+        return {
+            "game": game.name, "title": game.title, "game_id": self.session.game_id,
+            "players": self.store.game(self.session.game_id).players,
+            "status": scene.phase, "to_move": scene.to_move, "scores": list(scene.scores),
+            "winners": None if scene.winners is None else list(scene.winners),
+            "moves": moves, "record": record,
+            "view": {c: list(p) for c, p in game.expected_view(state).items()},
+            "prompt": None if prompt is None else {
+                "kind": prompt.kind, "options": list(prompt.options),
+                "selected": prompt.selected},
+            "guidance": [str(f) for f in scene.fixes],
+            "text": game.describe(state), "updated": time.time(),
+        }
+
+    def screen_image(self, now: float) -> Image.Image:
+        image: Image.Image = fb.screen(self.scene(now))
+        return image
+
+    # -- outside actions (web page, referee) -----------------------------------------------------
+    def _register_actions(self) -> None:
+        async def undo() -> JSON:
+            out = self.step(ButtonPressed(self.clock(), "back"))
+            if not any(isinstance(o, TakenBack) for o in out):
+                raise ActionError("nothing to take back")
+            return {"ok": True, "moves": len(self.session.history)}
+
+        async def new_game(game: str = "", players: list[str] | None = None) -> JSON:
+            name = game or self.session.game.name
+            if name not in GAME_NAMES:
+                raise ActionError(f"unknown game {name!r}")
+            self.new_game(name)
+            return {"ok": True, "game_id": self.session.game_id}
+
+        async def override(text: str = "") -> JSON:
+            return self.override(text)
+
+        self.feed.handle("undo", undo)
+        self.feed.handle("new_game", new_game)
+        self.feed.handle("override", override)
+
+    def override(self, text: str) -> JSON:
+        """A referee replaces the last move by another legal one (a ruling at the table)."""
+        history = self.session.history
+        if not history:
+            raise ActionError("there is no move to override")
+        before, old = history[-1]
+        game = self.session.game
+        try:
+            after = game.apply_text(before, text)
+        except Exception as exc:
+            raise ActionError(f"{text!r} is not legal there: {exc}") from exc
+        canonical = game.move_text(before, game.parse_move(before, text))
+        now = self.clock()
+        self._persist(lambda: self.session.revised(old, canonical, after), now)
+        self.follower.reset(after, list(self.session.history))
+        self.status.last_move = canonical
+        self.render(now)
+        return {"ok": True, "replaced": old, "by": canonical}
+
+
+def _round_record(game_name: str, state: Any) -> JSON:
+    """The record object of a newly dealt round (Tiki Topple)."""
+    from pi_app.games import topple
+
+    if game_name != "topple":
+        raise ValueError(f"{game_name} has no rounds")
+    return topple.round_record(state)
