@@ -215,7 +215,9 @@ class Follower:
         when pieces could move too (TacTiki's waiting turn, ``shaman stay``), the player
         says so with the OK button (:meth:`press`)."""
         silent = self._silent()
-        if not silent or len(self.position.by_placement) > 1:
+        here = self.position.here
+        if not silent or any(o.placement != here for options in
+                             self.position.by_placement.values() for o in options):
             return []
         if len(silent) == 1:
             return self._accept(silent[0], now, how="forced")
@@ -411,6 +413,12 @@ class Follower:
             self._previous = None
             return []
         decision = previous.classify(observation)
+        if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.settle and (
+                accepted.extendable or accepted.lifts_only):
+            # The last move was the middle of one of several moves that look alike: take it
+            # back; the question follows from the position before it.
+            self._previous = None
+            return self._take_back(1, now)
         if decision.verdict not in (Verdict.MOVE, Verdict.SETTLING):
             return []
         option = decision.options[0]

@@ -48,8 +48,9 @@ class Option:
     """Its placement is also a moment in the middle of another legal move (a transit view),
     so it is accepted only once the board has rested a while."""
     lifts_only: bool = False
-    """The move only takes pieces off the board (Topple's Toast): a knocked piece held for a
-    moment looks the same, so it is accepted only once the board has rested longer."""
+    """The picture has pieces gone from the board (Topple's Toast; a fight's losers already
+    taken off): a piece held in a hand for a moment looks the same, so it is accepted only
+    once the board has rested longer."""
 
     @property
     def has_follow_up(self) -> bool:
@@ -109,8 +110,11 @@ class Position:
                              in zip(placement, here, strict=True) if p != h)
             option = Option(move, text, after, placement, final, lifts_only=lifts_only)
             position.by_placement.setdefault(placement, []).append(option)
-            if final != placement:  # the follow-up may be done before the hand leaves the board
-                position.by_placement.setdefault(final, []).append(option)
+            if final != placement:
+                # The follow-up may be done before the hand leaves the board. Pieces that are
+                # gone may also just be in a hand, so this picture waits like a removal.
+                position.by_placement.setdefault(final, []).append(
+                    replace(option, lifts_only=True))
             keys = [view_key(view, cells) for view in game.transit_views(state, move)]
             for key in keys:
                 if key not in (here, placement):

@@ -116,6 +116,7 @@ class SimTable:
         self.accepted: list[MoveAccepted] = []
         self.outcomes: list[Outcome] = []
         self._mismatch_open = False
+        self._taking_back = False  # a takeback the players asked for is no revision
         self._lay_out(self.state)
 
     # -- the clock and the wire ------------------------------------------------------------------
@@ -146,7 +147,8 @@ class SimTable:
         for outcome in out:
             if isinstance(outcome, MoveAccepted):
                 self.accepted.append(outcome)
-            elif isinstance(outcome, MoveRevised):
+            elif isinstance(outcome, MoveRevised) or (
+                    isinstance(outcome, TakenBack) and not self._taking_back):
                 self.stats.revised += 1
             elif isinstance(outcome, Prompt):
                 self.stats.prompts += 1
@@ -302,9 +304,11 @@ class SimTable:
             self.follower.reset(intended, [*self.follower.history])  # keep the run going
 
     def _revisions(self, before: int) -> int:
-        """Revisions that replaced moves accepted since index ``before`` of ``accepted``."""
+        """Revisions that corrected moves accepted since index ``before`` of ``accepted``: a
+        move replaced, or taken back by the follower itself to ask which one was meant."""
         first = self.accepted[before].t if before < len(self.accepted) else self.now
-        return sum(1 for o in self.outcomes if isinstance(o, MoveRevised) and o.t >= first)
+        return sum(1 for o in self.outcomes
+                   if isinstance(o, MoveRevised | TakenBack) and o.t >= first)
 
     def play_illegal(self) -> None:
         """Move a piece somewhere the rules do not allow, wait to be told, put it back."""
@@ -337,6 +341,7 @@ class SimTable:
             return
         earlier = self.follower.history[-1][0]
         self.stats.takebacks_made += 1
+        self._taking_back = True
         view = self.game.expected_view(earlier)
         key = tuple((c, tuple(sorted(view[c]))) for c in self.follower.cells)
         if key in self.follower.position.by_placement:
@@ -350,6 +355,7 @@ class SimTable:
                 self.press("ok")
         if self.follower.state == earlier:
             self.stats.takebacks_done += 1
+        self._taking_back = False
         self._settle_back()
 
     def play_game(self, max_decisions: int = 2_000) -> TableStats:
