@@ -126,6 +126,8 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     try:
         station.render(time.monotonic())
         sdnotify.notify("READY=1\nSTATUS=refereeing " + station.session.game.title)
+        log.info("station ready: %s, game %d, %d moves so far", station.session.game.title,
+                 station.session.game_id, len(station.session.history))
         if on_ready is not None:
             on_ready(station, hardware)
         await _loop(station, queue, stop)

@@ -103,6 +103,13 @@ class Session:
         self.record = fold(self.record, [(kind, data)])
         self.state = state
 
+    def moves(self) -> list[str]:
+        """Every move of the game in order (all rounds)."""
+        rounds = self.record.get("rounds")
+        if isinstance(rounds, list):
+            return [m for r in rounds for m in r.get("moves", [])]
+        return list(self.record.get("moves", []))
+
     def export(self) -> JSON:
         """The game as a record (``RECORDS.md``), with the station's extra fields."""
         row = self.store.game(self.game_id)

@@ -94,6 +94,9 @@ class Station:
         self.last_screen: Image.Image | None = None
         self._last_scene: fb.Scene | None = None
         self._register_actions()
+        # A restart between a move and what follows it (the next Topple deal, the result):
+        # finish that step now, from the stored position.
+        self._after_move(self.clock())
 
     # -- sessions --------------------------------------------------------------------------------
     def _open_session(self) -> Session:
@@ -226,14 +229,16 @@ class Station:
                 before, outcome.text)))
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
+        log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
         self._after_move(now)
 
     def _after_move(self, now: float) -> None:
         game, state = self.session.game, self.session.state
         if game.is_over(state):
-            event = self.session.finish_if_over()
-            if event is not None:
-                self.feed.event(event)
+            if not self.store.game(self.session.game_id).finished:
+                event = self.session.finish_if_over()
+                if event is not None:
+                    self.feed.event(event)
             self.status.phase = "over"
             return
         if game.to_move(state) is None:  # a Topple round is over: deal the next one
@@ -323,9 +328,7 @@ class Station:
     def snapshot(self, scene: fb.Scene) -> JSON:
         game, state = self.session.game, self.session.state
         record = self.session.record
-        rounds = record.get("rounds")
-        moves = ([m for r in rounds for m in r.get("moves", [])] if isinstance(rounds, list)
-                 else list(record.get("moves", [])))
+        moves = self.session.moves()
         prompt = scene.prompt
         return {
             "game": game.name, "title": game.title, "game_id": self.session.game_id,
