@@ -31,19 +31,26 @@ from pi_app.sim.players_live import LivePlayers
 ESC = "\x1b"
 
 
-def oled_ascii(image: Image.Image | None, width: int = 64) -> list[str]:
-    """The 128x64 screen as text: two pixels per character column, half blocks per row pair."""
+_BRAILLE_BITS = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08), (1, 1, 0x10),
+                 (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
+
+
+def oled_ascii(image: Image.Image | None) -> list[str]:
+    """The OLED screen at full resolution in braille: 2 x 4 pixels per character."""
     if image is None:
         return []
-    small = image.convert("1").resize((width, max(2, image.height * width // image.width)))
-    pixels = small.load()
+    mono = image.convert("1")
+    pixels = mono.load()
     assert pixels is not None
     rows = []
-    for y in range(0, small.height - 1, 2):
+    for y in range(0, mono.height, 4):
         line = []
-        for x in range(small.width):
-            top, bottom = pixels[x, y], pixels[x, y + 1]
-            line.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
+        for x in range(0, mono.width, 2):
+            code = 0
+            for dx, dy, bit in _BRAILLE_BITS:
+                if x + dx < mono.width and y + dy < mono.height and pixels[x + dx, y + dy]:
+                    code |= bit
+            line.append(chr(0x2800 + code))
         rows.append("".join(line))
     return rows
 
@@ -82,7 +89,10 @@ def draw(station: Station, players: LivePlayers, out: TextIO, ansi: bool) -> Non
     lines = [f"tikiboard demo — {title} — board {station.config.station.board}", ""]
     lines += board_text(station, ansi)
     lines.append("")
-    lines += ["  " + row for row in oled_ascii(station.last_screen)]
+    frame = "─" * 64
+    lines += ["  ┌" + frame + "┐"]
+    lines += ["  │" + row + "│" for row in oled_ascii(station.last_screen)]
+    lines += ["  └" + frame + "┘"]
     lines.append("")
     moves = [t for _, t in station.session.history][-8:]
     lines.append("moves: " + "  ".join(moves))
