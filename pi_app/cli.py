@@ -193,8 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sim)
 
     from pi_app.hw import diag
+    from pi_app.net.dashboard import register as register_referee
 
     diag.register(sub)
+    register_referee(sub)
 
     p = sub.add_parser("demo", help="a whole game by simulated hands through the real station")
     p.add_argument("--game", choices=GAME_NAMES, default="topple", help="which game")

@@ -10,6 +10,12 @@ need_apt=""
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
     echo "bootstrap: Python 3.11 or newer is needed (Raspberry Pi OS Bookworm has it)" >&2; exit 1; }
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt="$need_apt python3-venv"
+# The test suite runs a real broker, a real browser and systemd's unit checker.
+[ -x /usr/sbin/mosquitto ] || need_apt="$need_apt mosquitto"
+[ -x /usr/bin/chromium ] || need_apt="$need_apt chromium"
+[ -x /usr/bin/chromedriver ] || need_apt="$need_apt chromium-driver"
+command -v openssl >/dev/null 2>&1 || need_apt="$need_apt openssl"
+command -v systemd-analyze >/dev/null 2>&1 || need_apt="$need_apt systemd"
 if [ -n "$need_apt" ]; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     echo "bootstrap: installing$need_apt with apt" >&2

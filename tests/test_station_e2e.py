@@ -81,7 +81,8 @@ def run_station(data_dir: Path, game_name: str, *, turns: int, seed: int, illega
 
         def ready(station: Station, hardware: Hardware) -> None:
             players = DemoPlayers(station, hardware, random.Random(seed), illegal=illegal,
-                                  takeback=takeback, pace=(0.05, 0.12))
+                                  takeback=takeback, pace=(0.05, 0.12),
+                                  script={2: "illegal", 4: "takeback", 6: "illegal"})
             holder["station"], holder["players"] = station, players
 
             async def play() -> None:
@@ -122,6 +123,6 @@ def test_a_game_to_its_end_through_the_real_pipeline(tmp_path: Path, game_name: 
                                            "winners": list(game.winners(state) or [])}
     # The hands made illegal moves and takebacks, and the station followed every real move.
     stats = players.players.stats
-    assert stats.moves >= 5
-    assert stats.illegal + stats.takebacks >= 1
+    assert stats.moves >= 2
+    assert stats.illegal >= 1 and stats.takebacks >= 1
     assert station.accepted_log  # confirmed moves

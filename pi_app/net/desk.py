@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -84,7 +85,7 @@ class BoardView:
         return "unknown" if self.online is None else "waiting"
 
 
-@dataclass
+@dataclass(eq=False)
 class Watcher:
     """One page's interest: which boards changed since it last looked."""
 
@@ -108,6 +109,8 @@ class Desk:
         self._dirty: set[str] = set()
         self._flush_scheduled = False
         self._confirmed = ledger.confirmations()
+        self.ready = threading.Event()
+        """Set once the MQTT subscription is in place (nothing published before it is queued)."""
         self._restore()
 
     def _restore(self) -> None:
@@ -173,9 +176,8 @@ class Desk:
             game_id = payload.get("station_game_id")
             if isinstance(game_id, int):
                 self.ledger.save_record(where.board, game_id, payload)
-        elif where.leaf == "game":
-            if isinstance(payload.get("game_id"), int):
-                self.ledger.save_game(where.board, payload)
+        elif where.leaf == "game" and isinstance(payload.get("game_id"), int):
+            self.ledger.save_game(where.board, payload)
 
     def _event(self, view: BoardView, event: JSON, received: float) -> None:
         seq = int(event["seq"])
@@ -323,7 +325,8 @@ class Desk:
                 return None
             return round(lags[min(len(lags) - 1, int(p * len(lags)))] * 1000, 2)
 
-        return {"boards": len(self.boards), "counts": dict(self.counts),
+        return {"ready": self.ready.is_set(), "boards": len(self.boards),
+                "counts": dict(self.counts),
                 "lag_ms": {"n": len(lags), "p50": pct(0.50), "p90": pct(0.90),
                            "p99": pct(0.99), "max": pct(1.0)},
                 "offline": sorted(b for b, v in self.boards.items() if v.online is False)}

@@ -8,6 +8,10 @@ The daemon wires it in three lines::
                                                   password=secret))
     publisher = start_publisher(feed, store, config)      # ... publisher.stop() at exit
 
+or simply ``start_publisher(feed, store, daemon_config)`` with the daemon's ``Config``
+(``[station] board`` and ``[mqtt]``: event, host, port, username (default: the board id),
+password, tls); ``publisher.cancel()`` stops it like the daemon's other tasks.
+
 Why it is built this way:
 
 * The event store is the queue. Every event the daemon stored is published from
@@ -50,6 +54,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from pi_app.games.base import JSON
 from pi_app.net import topics
+from pi_app.referee.config import Config as StationConfig
 from pi_app.referee.feed import StationFeed
 from pi_app.referee.store import EventStore, StoreError
 
@@ -66,6 +71,8 @@ class BrokerOptions:
     password: str | None = None
     tls_ca: str | None = None
     """CA certificate (PEM) that signed the broker's certificate; turns TLS on."""
+    tls: bool = False
+    """TLS with the system's trusted CAs (a broker with a public certificate)."""
     tls_cert: str | None = None
     tls_key: str | None = None
     """Client certificate and key, for a broker that requires them."""
@@ -101,7 +108,7 @@ def new_client(client_id: str, options: BrokerOptions, *, manual_ack: bool = Fal
                          protocol=mqtt.MQTTv5, manual_ack=manual_ack)
     if options.username is not None:
         client.username_pw_set(options.username, options.password)
-    if options.tls_ca is not None:
+    if options.tls_ca is not None or options.tls:
         context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=options.tls_ca)
         if options.tls_cert is not None:
             context.load_cert_chain(options.tls_cert, options.tls_key)
@@ -124,6 +131,14 @@ class PublisherConfig:
     """Seconds between ``mark_published`` writes (each is an fsync on the station's disk)."""
     poll: float = 0.5
     """Seconds between looks at the store without a wake-up (events stored by another writer)."""
+
+    @classmethod
+    def from_station(cls, config: StationConfig) -> PublisherConfig:
+        """From the daemon's config (``[station] board`` and ``[mqtt]``); user name = board."""
+        mqtt_ = config.mqtt
+        return cls(event=mqtt_.event, board=config.station.board, broker=BrokerOptions(
+            host=mqtt_.host, port=mqtt_.port, username=mqtt_.username or config.station.board,
+            password=mqtt_.password or None, tls=mqtt_.tls))
 
 
 @dataclass
@@ -215,6 +230,10 @@ class Publisher:
             self._thread.start()
         return self
 
+    def cancel(self) -> None:
+        """The daemon stops its network tasks with ``cancel()``: same as :meth:`stop`."""
+        self.stop()
+
     def stop(self, timeout: float = 5.0) -> None:
         """Say ``offline``, write the last marks and disconnect."""
         with self._cond:
@@ -272,7 +291,11 @@ class Publisher:
         """One connection, from connect to loss (or stop). True if it was established."""
         self._gen += 1
         gen = self._gen
-        client = new_client(self.client_id, self.config.broker)
+        try:
+            client = new_client(self.client_id, self.config.broker)
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a bad CA or key file
+            self._error(f"cannot set up the connection: {exc}")
+            return False
         client.will_set(self.topic("status"), topics.encode(self._status(False)), qos=topics.QOS,
                         retain=True)
         client.on_connect = lambda _c, _u, _f, rc, _p: self._post("connect", gen, 0, rc)
@@ -486,8 +509,14 @@ class Publisher:
             self._stats.pending = 0
 
 
-def start_publisher(feed: StationFeed, store: EventStore, config: PublisherConfig) -> Publisher:
-    """Publish ``feed``'s station: listens to the feed, reads ``store``'s file, starts a thread."""
+def start_publisher(feed: StationFeed, store: EventStore,
+                    config: PublisherConfig | StationConfig) -> Publisher:
+    """Publish ``feed``'s station: listens to the feed, reads ``store``'s file, starts a thread.
+
+    ``config`` is a :class:`PublisherConfig`, or the daemon's whole config (its ``[mqtt]``).
+    """
+    if not isinstance(config, PublisherConfig):
+        config = PublisherConfig.from_station(config)
     publisher = Publisher(store.path, config)
     feed.listen(publisher.on_feed)
     publisher.on_feed("status", feed.snapshot)

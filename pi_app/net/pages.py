@@ -70,7 +70,7 @@ section{min-width:16em}
 .s-confirmed{background:#1565c0}.s-unknown{background:#9e9e9e}
 table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #ddd;
 text-align:left}
-ol.moves{max-height:22em;overflow:auto;columns:2;font-family:monospace}
+ol.moves{max-height:22em;overflow-y:auto;padding-left:3em;font-family:monospace}
 .grid td a{font-weight:bold}.warn{color:#c62828}.muted{color:#777}
 form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}
 #result{min-height:1.2em}
@@ -328,7 +328,9 @@ async function post(url, body) {
   let data = {};
   try { data = await response.json(); } catch (e) { data = {}; }
   const out = document.getElementById("result");
-  if (out) out.textContent = response.ok ? "Done." : (data.error || "Refused (" + response.status + ")");
+  if (out) {
+    out.textContent = response.ok ? "Done." : (data.error || "Refused (" + response.status + ")");
+  }
   return response.status;
 }
 function on(id, handler) {

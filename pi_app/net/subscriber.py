@@ -21,6 +21,7 @@ from collections.abc import Callable
 import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from pi_app.net import topics
 from pi_app.net.desk import Incoming
@@ -31,7 +32,8 @@ SESSION_EXPIRY = 7 * 24 * 3600
 
 class Subscriber:
     def __init__(self, options: BrokerOptions, event: str, deliver: Callable[[Incoming], None],
-                 *, client_id: str | None = None) -> None:
+                 *, client_id: str | None = None,
+                 on_ready: Callable[[], None] | None = None) -> None:
         self.options = options
         self.event = topics.check_name(event, "event")
         self.deliver = deliver
@@ -40,6 +42,8 @@ class Subscriber:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
+        self.on_ready = on_ready
         self.client.reconnect_delay_set(1, 5)
         self._gen = 0
         self._lock = threading.Lock()
@@ -47,7 +51,7 @@ class Subscriber:
         self.last_error: str | None = None
 
     def start(self) -> None:
-        props = Properties(PacketTypes.CONNECT)
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY
         self.client.connect_async(self.options.host, self.options.port, self.options.keepalive,
                                   clean_start=False, properties=props)
@@ -58,19 +62,28 @@ class Subscriber:
         self.client.loop_stop()
 
     def _on_connect(self, client: mqtt.Client, _userdata: object, flags: mqtt.ConnectFlags,
-                    rc: mqtt.ReasonCode, _props: Properties | None) -> None:
+                    rc: ReasonCode, _props: Properties | None) -> None:
         if rc.is_failure:
             self.last_error = f"the broker refused the referee: {rc}"
             return
         with self._lock:
             self._gen += 1
         self.last_error = None
+        self.connected.set()
         if not flags.session_present:
             client.subscribe(topics.event_filter(self.event), qos=topics.QOS)
-        self.connected.set()
+        elif self.on_ready is not None:
+            self.on_ready()
+
+    def _on_subscribe(self, _client: mqtt.Client, _userdata: object, _mid: int,
+                      codes: list[ReasonCode], _props: Properties | None) -> None:
+        if any(c.is_failure for c in codes):
+            self.last_error = f"the broker refused the subscription: {codes}"
+        elif self.on_ready is not None:
+            self.on_ready()
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object,
-                       _flags: mqtt.DisconnectFlags, rc: mqtt.ReasonCode,
+                       _flags: mqtt.DisconnectFlags, rc: ReasonCode,
                        _props: Properties | None) -> None:
         self.connected.clear()
         self.last_error = f"lost the broker: {rc}"

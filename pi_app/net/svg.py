@@ -43,9 +43,13 @@ def piece_label(game: str, piece: str) -> str:
 
 
 def board_svg(game: str, view: Mapping[str, Sequence[str]] | None,
-              highlight: Sequence[str] = ()) -> str:
-    """An ``<svg>`` element of ``game``'s board with ``view``'s pieces on it."""
-    geometry = geometry_of(game)
+              highlight: Sequence[str] = (), geometry: Geometry | None = None) -> str:
+    """An ``<svg>`` element of ``game``'s board with ``view``'s pieces on it.
+
+    ``geometry``: the station's own board file when it is not the shipped one for ``game``.
+    """
+    if geometry is None or geometry.game != game:
+        geometry = geometry_of(game)
     if geometry is None:
         return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 20" role="img">'
                 f'<text x="2" y="12" font-size="8">{escape(game)}: no board picture</text></svg>')

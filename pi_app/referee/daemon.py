@@ -183,14 +183,14 @@ def _start_network(config: Config, station: Station, store: EventStore) -> list[
     tasks: list[Any] = []
     if config.web.enabled:
         try:
-            from pi_app.net import web  # type: ignore[attr-defined]
+            from pi_app.net import web
 
             tasks.append(web.start_station_server(station.feed, station.geometry, config))
         except Exception:
             log.exception("the station's web page could not start")
     if config.mqtt.enabled:
         try:
-            from pi_app.net import mqtt  # type: ignore[attr-defined]
+            from pi_app.net import mqtt
 
             tasks.append(mqtt.start_publisher(station.feed, store, config))
         except Exception:

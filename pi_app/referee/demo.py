@@ -109,7 +109,10 @@ class DemoPlayers:
 
     def __init__(self, station: Station, hardware: Hardware, rng: random.Random, *,
                  illegal: float = 0.0, takeback: float = 0.0, noise: Noise | None = None,
-                 pace: tuple[float, float] = (0.1, 0.25)) -> None:
+                 pace: tuple[float, float] = (0.1, 0.25),
+                 script: dict[int, str] | None = None) -> None:
+        self.script = dict(script or {})  # turn number -> "illegal" or "takeback"
+        self.turns = 0
         self.station = station
         self.hardware = hardware
         self.rng = rng
@@ -169,10 +172,13 @@ class DemoPlayers:
     async def turn(self) -> None:
         station, game = self.station, self.station.session.game
         state = station.session.state
-        if self.rng.random() < self.illegal:
+        self.turns += 1
+        planned = self.script.pop(self.turns, "")
+        if planned == "illegal" or self.rng.random() < self.illegal:
             await self.illegal_move()
             return
-        if self.rng.random() < self.takeback and station.session.history:
+        if (planned == "takeback" or self.rng.random() < self.takeback) and \
+                station.session.history:
             await self.take_back()
             return
         move = game.random_move(state, self.rng)

@@ -1,0 +1,240 @@
+"""Tournament load: many stations, one mosquitto, the referee dashboard, on this machine.
+
+Run ``python -m pi_app.bench.tournament [--stations 64] [--seconds 20] [--rate 1.0]``; it prints
+one JSON object. Everything is real and on loopback: a mosquitto with passwords, ACL and
+persistence (:mod:`pi_app.net.broker`), the dashboard as its own process
+(``python -m pi_app.net.dashboard run``) with one browser-like SSE client on its overview, and
+``--procs`` worker processes that each run their share of simulated stations
+(:class:`~pi_app.net.simstation.SimStation`: real session, SQLite store, publisher).
+
+Each station makes a move every ``1/rate`` seconds on average (uniform jitter of +-50 %; a real
+table makes one every 5-30 s, so the default of 1/s is already five times busier than a hall).
+
+Figures:
+
+* ``lag_ms``: from the moment a station committed an event to its SQLite file (``Event.t``) to
+  the moment the dashboard committed it to its ledger and woke its pages (the desk's flush):
+  p50, p90, p99, max over every event of the run. Target: p99 <= 250 ms.
+* ``cpu_pct``: CPU time of the mosquitto process and of the dashboard process during the run,
+  from ``/proc/PID/stat`` (utime + stime), as a percentage of one core.
+* ``delivered``: every event of every station reached the dashboard's ledger (checked per board
+  against the highest ``events.id``), ``duplicates`` and ``gaps`` as the desk counted them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import http.client
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pi_app.net.broker import BrokerProcess, free_port, wait_connectable, write_broker_config
+
+EVENT = "bench"
+REFEREE = "referee"
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds (fields 14 and 15 of /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def get_json(port: int, path: str, timeout: float = 5.0) -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path)
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+# -- a worker process: its share of the stations -----------------------------------------------
+def worker(args: argparse.Namespace) -> int:
+    from pi_app.net.mqtt import BrokerOptions, Publisher, PublisherConfig, start_publisher
+    from pi_app.net.simstation import SimStation
+
+    boards = args.boards.split(",")
+    stations = [SimStation(Path(args.dir), b, seed=sum(map(ord, b)) * 7919 + args.seed)
+                for b in boards]
+    publishers: list[Publisher] = []
+    for station in stations:
+        options = BrokerOptions(port=args.port, username=station.board,
+                                password=f"pw-{station.board}")
+        publishers.append(start_publisher(station.feed, station.store,
+                                          PublisherConfig(EVENT, station.board, options)))
+        station.new_game()
+    rng = random.Random(args.seed)
+    period = 1.0 / args.rate
+    due = [time.monotonic() + rng.uniform(0, period) for _ in stations]
+    end = time.monotonic() + args.seconds
+    steps = 0
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            break
+        i = min(range(len(stations)), key=due.__getitem__)
+        if due[i] > now:
+            time.sleep(min(due[i], end) - now)
+            continue
+        stations[i].step()
+        steps += 1
+        due[i] += period * rng.uniform(0.5, 1.5)
+    idle = all(p.wait_idle(30) for p in publishers)
+    last = {s.board: s.seq for s in stations}
+    for publisher in publishers:
+        publisher.stop()
+    for station in stations:
+        station.close()
+    print(json.dumps({"steps": steps, "idle": idle, "last": last}), flush=True)
+    return 0
+
+
+# -- the conductor -------------------------------------------------------------------------------
+def _sse_reader(port: int, stop: threading.Event, counter: list[int]) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+    try:
+        conn.request("GET", "/api/stream")
+        reply = conn.getresponse()
+        while not stop.is_set():
+            try:
+                line = reply.readline()
+            except TimeoutError:
+                continue
+            if not line:
+                return
+            if line.startswith(b"event: "):
+                counter[0] += 1
+    except OSError:
+        return
+    finally:
+        conn.close()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    directory = Path(tempfile.mkdtemp(prefix="tiki-bench-"))
+    boards = [f"s{i:02d}" for i in range(args.stations)]
+    mqtt_port, web_port = free_port(), free_port()
+    files = write_broker_config(directory / "broker", event=EVENT,
+                                boards={b: f"pw-{b}" for b in boards}, referee_user=REFEREE,
+                                referee_password="pw-referee", port=mqtt_port,
+                                log=directory / "mosquitto.log", user=getpass.getuser())
+    (directory / "referee.toml").write_text(
+        f'event = "{EVENT}"\ndb = "referee.sqlite"\n[broker]\nport = {mqtt_port}\n'
+        f'username = "{REFEREE}"\npassword = "pw-referee"\n[web]\nport = {web_port}\n',
+        encoding="utf-8")
+    broker = BrokerProcess(files.conf, "127.0.0.1", mqtt_port)
+    dashboard: subprocess.Popen[bytes] | None = None
+    workers: list[subprocess.Popen[bytes]] = []
+    stop_sse = threading.Event()
+    sse_count = [0]
+    try:
+        broker.start()
+        dashboard = subprocess.Popen(
+            [sys.executable, "-m", "pi_app.net.dashboard", "run", "--config",
+             str(directory / "referee.toml")], stdout=subprocess.DEVNULL,
+            stderr=open(directory / "dashboard.err", "wb"))  # noqa: SIM115
+        if not wait_connectable("127.0.0.1", web_port, 20):
+            raise RuntimeError("the dashboard did not start")
+        deadline = time.monotonic() + 20
+        while not get_json(web_port, "/api/stats")["ready"]:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the dashboard did not subscribe")
+            time.sleep(0.05)
+        reader = threading.Thread(target=_sse_reader, args=(web_port, stop_sse, sse_count),
+                                  daemon=True)
+        reader.start()
+        assert broker.pid is not None
+        cpu0 = {"broker": cpu_seconds(broker.pid), "dashboard": cpu_seconds(dashboard.pid)}
+        t0 = time.monotonic()
+        share = [boards[i::args.procs] for i in range(args.procs)]
+        for i, mine in enumerate(share):
+            if not mine:
+                continue
+            workers.append(subprocess.Popen(
+                [sys.executable, "-m", "pi_app.bench.tournament", "--worker",
+                 "--boards", ",".join(mine), "--port", str(mqtt_port), "--dir",
+                 str(directory / "stations"), "--seconds", str(args.seconds),
+                 "--rate", str(args.rate), "--seed", str(i)], stdout=subprocess.PIPE))
+        reports = []
+        for proc in workers:
+            out, _ = proc.communicate(timeout=args.seconds + 120)
+            reports.append(json.loads(out.decode().strip().splitlines()[-1]))
+        last: dict[str, int] = {}
+        for report in reports:
+            last.update(report["last"])
+        deadline = time.monotonic() + 30
+        delivered = False
+        while time.monotonic() < deadline:
+            seen = {b["board"]: b["seq"] for b in get_json(web_port, "/api/boards")}
+            if all(seen.get(b) == n for b, n in last.items()):
+                delivered = True
+                break
+            time.sleep(0.1)
+        wall = time.monotonic() - t0
+        cpu = {"broker": cpu_seconds(broker.pid) - cpu0["broker"],
+               "dashboard": cpu_seconds(dashboard.pid) - cpu0["dashboard"]}
+        stats = get_json(web_port, "/api/stats")
+        events = sum(last.values())
+        return {
+            "stations": args.stations, "seconds": args.seconds, "rate_per_station": args.rate,
+            "events": events, "events_per_s": round(events / args.seconds, 1),
+            "steps": sum(r["steps"] for r in reports), "delivered": delivered,
+            "publishers_idle": all(r["idle"] for r in reports),
+            "duplicates": stats["counts"].get("duplicates", 0),
+            "gaps": stats["counts"].get("gaps", 0),
+            "lag_ms": stats["lag_ms"], "target_p99_ms": 250,
+            "cpu_pct": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
+            "sse_updates_seen": sse_count[0],
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                        "system": platform.platform()},
+        }
+    finally:
+        stop_sse.set()
+        for proc in workers:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        if dashboard is not None and dashboard.poll() is None:
+            dashboard.terminate()
+            try:
+                dashboard.wait(10)
+            except subprocess.TimeoutExpired:
+                dashboard.kill()
+                dashboard.wait(10)
+        broker.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--stations", type=int, default=64)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--rate", type=float, default=1.0, help="moves per second per station")
+    parser.add_argument("--procs", type=int, default=4, help="worker processes for stations")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--boards", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--dir", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        sys.exit(worker(args))
+    print(json.dumps(run(args)))
+
+
+if __name__ == "__main__":
+    main()

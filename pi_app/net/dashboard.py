@@ -1,0 +1,294 @@
+"""``tikiboard referee``: the tournament referee dashboard and the tools around it.
+
+The lead wires it into ``pi_app/cli.py`` with two lines::
+
+    from pi_app.net.dashboard import register as register_referee
+    register_referee(sub)            # sub = parser.add_subparsers(...)
+
+Subcommands:
+
+* ``tikiboard referee setup --dir D --event E --boards table-1 table-2 ...``: the broker's
+  ``mosquitto.conf``, ``passwd`` and ``acl`` (see :mod:`pi_app.net.broker`), ``stations.json``
+  (each station's MQTT settings and password) and ``referee.toml`` for the dashboard;
+* ``tikiboard referee hash-password``: a referee password hash for ``[referees]``;
+* ``tikiboard referee run --config referee.toml``: the dashboard (MQTT subscriber + web);
+* ``tikiboard referee export --config referee.toml [--out FILE]``: every record of the event
+  from the dashboard's ledger, as one JSON list (also ``GET /export.json`` when logged in).
+
+``referee.toml``::
+
+    event = "open25"
+    db = "referee.sqlite"                   # relative paths are relative to this file
+    [broker]
+    host = "127.0.0.1"
+    port = 1883
+    username = "referee"
+    password_file = "referee.password"      # or password = "..."
+    # tls_ca = "ca.crt"                     # TLS to the broker
+    [web]
+    host = "127.0.0.1"
+    port = 8090
+    secret_file = "cookie.key"              # signs referee sessions; made when missing
+    secure_cookie = false                   # true behind HTTPS
+    [referees]
+    alice = "pbkdf2_sha256$200000$..."      # from tikiboard referee hash-password
+
+This module imports only the standard library at load time (the web and MQTT stacks are
+imported when a subcommand runs), so building the ``tikiboard`` parser stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import secrets
+import sys
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from pi_app.net.desk import Desk
+    from pi_app.net.mqtt import BrokerOptions
+
+
+class ConfigError(ValueError):
+    """The dashboard's config file cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class DashboardConfig:
+    event: str
+    db: Path
+    broker: BrokerOptions
+    host: str = "127.0.0.1"
+    port: int = 8090
+    secret: bytes = b""
+    secure_cookie: bool = False
+    referees: dict[str, str] = field(default_factory=dict)
+    client_id: str | None = None
+    """MQTT client id of the dashboard's persistent session (default ``tiki-referee-EVENT``)."""
+
+
+def load_config(path: str | Path) -> DashboardConfig:
+    from pi_app.net.mqtt import BrokerOptions
+    from pi_app.net.topics import TopicError, check_name
+
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not TOML: {exc}") from exc
+    base = path.resolve().parent
+    try:
+        event = check_name(str(data.get("event", "")), "event")
+    except TopicError as exc:
+        raise ConfigError(f"{path}: event: {exc}") from exc
+    web: dict[str, Any] = data.get("web", {})
+    referees = data.get("referees", {})
+    if not isinstance(referees, dict) or not all(isinstance(v, str) for v in referees.values()):
+        raise ConfigError(f"{path}: [referees] maps names to password hashes")
+    secret_file = base / str(web.get("secret_file", "cookie.key"))
+    if not secret_file.exists():
+        old = os.umask(0o077)
+        try:
+            secret_file.write_text(secrets.token_hex(32), encoding="utf-8")
+        finally:
+            os.umask(old)
+    try:
+        broker = BrokerOptions.from_mapping(data.get("broker", {}), base)
+    except OSError as exc:
+        raise ConfigError(f"{path}: [broker]: {exc}") from exc
+    return DashboardConfig(
+        event=event, db=base / str(data.get("db", "referee.sqlite")), broker=broker,
+        host=str(web.get("host", "127.0.0.1")), port=int(web.get("port", 8090)),
+        secret=bytes.fromhex(secret_file.read_text(encoding="utf-8").strip()),
+        secure_cookie=bool(web.get("secure_cookie", False)), referees=dict(referees))
+
+
+def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
+    """The app and its desk; the app's lifespan runs the MQTT subscriber on the app's loop."""
+    import asyncio
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    from pi_app.net.dashboard_app import create_dashboard_app
+    from pi_app.net.desk import Desk, Incoming
+    from pi_app.net.ledger import Ledger
+    from pi_app.net.subscriber import Subscriber
+
+    desk = Desk(Ledger(config.db), config.event)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        def deliver(message: Incoming) -> None:
+            loop.call_soon_threadsafe(desk.receive, message)
+
+        subscriber = Subscriber(config.broker, config.event, deliver, on_ready=desk.ready.set,
+                                client_id=config.client_id)
+        desk.acker = subscriber.ack
+        subscriber.start()
+        try:
+            yield
+        finally:
+            subscriber.stop()
+            desk.flush()
+            desk.ledger.close()
+
+    app = create_dashboard_app(desk, users=config.referees, secret=config.secret,
+                               secure_cookie=config.secure_cookie, lifespan=lifespan)
+    return app, desk
+
+
+# -- commands ------------------------------------------------------------------------------------
+def _fail(message: str) -> int:
+    print(f"tikiboard referee: {message}", file=sys.stderr)
+    return 2
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    app, _desk = build_dashboard(config)
+    host = args.host or config.host
+    port = args.port or config.port
+    print(f"referee dashboard for {config.event} on http://{host}:{port}/", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pi_app.net.ledger import Ledger
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    if not config.db.exists():
+        return _fail(f"{config.db}: no ledger yet (has the dashboard run?)")
+    ledger = Ledger(config.db)
+    try:
+        text = json.dumps(ledger.export(config.event), indent=1)
+    finally:
+        ledger.close()
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def cmd_hash_password(_args: argparse.Namespace) -> int:
+    from pi_app.net.auth import hash_password
+
+    password = (getpass.getpass("referee password: ") if sys.stdin.isatty()
+                else sys.stdin.readline().rstrip("\n"))
+    if len(password) < 8:
+        return _fail("use at least 8 characters")
+    print(hash_password(password))
+    return 0
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    from pi_app.net.broker import BrokerError, TlsFiles, new_password, write_broker_config
+    from pi_app.net.topics import TopicError, board_prefix
+
+    directory = Path(args.dir).resolve()
+    boards = {b: new_password() for b in args.boards}
+    referee_password = new_password()
+    tls = None
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            return _fail("--tls-cert and --tls-key go together")
+        tls = TlsFiles(Path(args.tls_cert).resolve(), Path(args.tls_key).resolve(),
+                       args.tls_port)
+    try:
+        files = write_broker_config(directory / "broker", event=args.event, boards=boards,
+                                    referee_user=args.referee_user,
+                                    referee_password=referee_password, port=args.port,
+                                    bind=args.bind, tls=tls)
+        prefixes = {b: board_prefix(args.event, b) for b in boards}
+    except (BrokerError, TopicError) as exc:
+        return _fail(str(exc))
+    old = os.umask(0o077)
+    try:
+        stations = {b: {"event": args.event, "board": b, "host": args.public_host or args.bind,
+                        "port": tls.port if tls else args.port, "username": b, "password": p,
+                        "tls": tls is not None, "topics": prefixes[b] + "/#"}
+                    for b, p in boards.items()}
+        (directory / "stations.json").write_text(json.dumps(stations, indent=1) + "\n",
+                                                 encoding="utf-8")
+        (directory / "referee.password").write_text(referee_password + "\n", encoding="utf-8")
+        config = directory / "referee.toml"
+        if not config.exists():
+            config.write_text(
+                f'event = "{args.event}"\ndb = "referee.sqlite"\n\n[broker]\n'
+                f'host = "127.0.0.1"\nport = {args.port}\nusername = "{args.referee_user}"\n'
+                'password_file = "referee.password"\n\n[web]\nhost = "127.0.0.1"\n'
+                'port = 8090\nsecret_file = "cookie.key"\n\n[referees]\n'
+                '# name = "hash from: tikiboard referee hash-password"\n', encoding="utf-8")
+    finally:
+        os.umask(old)
+    print(f"broker:   mosquitto -c {files.conf}")
+    print(f"stations: {directory / 'stations.json'} (one password per board: keep it secret)")
+    print(f"referee:  tikiboard referee run --config {config}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``referee`` and its subcommands to the ``tikiboard`` parser."""
+    referee = subparsers.add_parser("referee", help="tournament: broker set-up and dashboard")
+    sub = referee.add_subparsers(dest="referee_command", required=True)
+
+    p = sub.add_parser("run", help="run the referee dashboard")
+    p.add_argument("--config", required=True, help="referee.toml")
+    p.add_argument("--host", help="web address to listen on (default from the config)")
+    p.add_argument("--port", type=int, help="web port (default from the config)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("setup", help="write broker config, ACL, passwords and referee.toml")
+    p.add_argument("--dir", required=True, help="folder for all the files")
+    p.add_argument("--event", required=True, help="event id (letters, digits, _ . -)")
+    p.add_argument("--boards", nargs="+", required=True, help="board ids, one per station")
+    p.add_argument("--referee-user", default="referee", help="the dashboard's MQTT user")
+    p.add_argument("--port", type=int, default=1883, help="broker port")
+    p.add_argument("--bind", default="127.0.0.1", help="broker address (the venue LAN's)")
+    p.add_argument("--public-host", help="address stations use to reach the broker")
+    p.add_argument("--tls-cert", help="broker certificate (PEM): adds a TLS listener")
+    p.add_argument("--tls-key", help="broker private key (PEM)")
+    p.add_argument("--tls-port", type=int, default=8883, help="TLS listener port")
+    p.set_defaults(func=cmd_setup)
+
+    p = sub.add_parser("hash-password", help="hash a referee password (read from stdin)")
+    p.set_defaults(func=cmd_hash_password)
+
+    p = sub.add_parser("export", help="every record of the event, from the ledger")
+    p.add_argument("--config", required=True, help="referee.toml")
+    p.add_argument("--out", help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_export)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m pi_app.net.dashboard run --config ...`` (same as ``tikiboard referee``)."""
+    parser = argparse.ArgumentParser(prog="tikiboard")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["referee", *(sys.argv[1:] if argv is None else argv)])
+    status: int = args.func(args)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""The referee dashboard's web app (Starlette): every board at a glance, one board, rulings, export.
+
+Routes:
+
+===============================  ================================================================
+``GET /``                        every board: game, players, scores, status, lag, result
+``GET /board/B``                 one board: live picture, moves, events, confirm a result
+``GET /api/boards``              the overview as JSON
+``GET /api/board/B``             one board as JSON
+``GET /api/stream[?board=B]``    server-sent events ``board`` (summary, or detail with ``board``)
+``GET /api/stats``               counters and the move-to-dashboard lag (p50/p99)
+``GET|POST /login``, ``POST /logout``
+``POST /api/board/B/confirm``    referee: ``{"game_id", "winners"?, "scores"?, "note"?}``
+``GET /api/board/B/record``      referee: the board's current record
+``GET /export.json``             referee: every record of the event, one JSON list
+===============================  ================================================================
+
+Without a login every view is the public one (hidden information removed, see
+:mod:`pi_app.net.redact`), so the overview can go on a screen in the hall. A referee logs in with
+a name and password from the config file and gets a signed session cookie; every POST must also
+carry the page's CSRF token (header ``X-CSRF-Token`` or form field ``csrf``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from html import escape
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Route
+
+from pi_app.net import pages
+from pi_app.net.auth import Brake, CookieSigner, verify_password
+from pi_app.net.desk import Desk
+from pi_app.net.web import HEARTBEAT, SecurityHeaders, client_of, sse, static_routes
+
+COOKIE = "tiki_referee"
+Lifespan = Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]
+
+
+def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
+                         secure_cookie: bool = False, lifespan: Lifespan | None = None,
+                         brake: Brake | None = None) -> Starlette:
+    """The dashboard over ``desk``; ``users`` maps referee names to password hashes."""
+    signer = CookieSigner(secret)
+    brake = brake or Brake()
+
+    def referee(request: Request) -> str | None:
+        user = signer.verify(request.cookies.get(COOKIE))
+        return user if user is not None and user in users else None
+
+    def csrf_of(request: Request) -> str:
+        cookie = request.cookies.get(COOKIE)
+        return signer.csrf(cookie) if cookie and referee(request) else ""
+
+    async def csrf_ok(request: Request, form: Mapping[str, str] | None = None) -> bool:
+        expected = csrf_of(request)
+        given = request.headers.get("x-csrf-token") or (form or {}).get("csrf", "")
+        return bool(expected) and given == expected
+
+    def refuse(status: int, message: str) -> Response:
+        return JSONResponse({"error": message}, status_code=status)
+
+    async def overview(request: Request) -> Response:
+        user = referee(request)
+        rows = desk.overview(full=user is not None)
+        body = "".join(
+            f'<tr id="row-{escape(r["board"])}"><td><a href="/board/'
+            f'{escape(r["board"])}">{escape(r["board"])}</a></td>'
+            f'<td><span class="badge s-{r["status"]}">{r["status"]}</span></td>'
+            f'<td>{escape(str(r["title"] or ""))}</td>'
+            f'<td>{escape(" - ".join(str(p) for p in r["players"]))}</td>'
+            f'<td>{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
+            f'<td>{r["moves"]}</td><td>{escape(str(r["last_move"] or ""))}</td>'
+            f'<td>{"" if r["lag_ms"] is None else r["lag_ms"]}</td><td></td></tr>'
+            for r in rows)
+        html = pages.render(pages.DASHBOARD_HTML, event=desk.event, count=len(rows), rows=body,
+                            csrf=csrf_of(request),
+                            account=pages.account_html(user, csrf_of(request)))
+        return HTMLResponse(html)
+
+    async def board_page(request: Request) -> Response:
+        name = request.path_params["board"]
+        if name not in desk.boards:
+            return HTMLResponse("<h1>No such board</h1>", status_code=404)
+        user = referee(request)
+        d = desk.detail(name, full=user is not None)
+        html = pages.render(
+            pages.BOARD_HTML, event=desk.event, board=name, status=d["status"],
+            title=d["title"] or "", svg=d["svg"], referee="yes" if user else "no",
+            players=pages.player_rows(d["players"], d["scores"], d["to_move"]),
+            guidance=pages.items([str(g) for g in d["guidance"]]),
+            moves=pages.items([str(m) for m in d["moves_list"]]), csrf=csrf_of(request),
+            account=pages.account_html(user, csrf_of(request)))
+        return HTMLResponse(html)
+
+    async def api_boards(request: Request) -> Response:
+        return JSONResponse(desk.overview(full=referee(request) is not None))
+
+    async def api_board(request: Request) -> Response:
+        name = request.path_params["board"]
+        if name not in desk.boards:
+            return refuse(404, "no such board")
+        return JSONResponse(desk.detail(name, full=referee(request) is not None))
+
+    async def api_stats(_request: Request) -> Response:
+        return JSONResponse(desk.stats())
+
+    async def stream(request: Request) -> Response:
+        board = request.query_params.get("board")
+        full = referee(request) is not None
+        watcher = desk.watch(board, full)
+
+        async def events() -> AsyncIterator[str]:
+            try:
+                while True:
+                    try:
+                        await asyncio.wait_for(watcher.wake.wait(), HEARTBEAT)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                        continue
+                    watcher.wake.clear()
+                    dirty, watcher.dirty = watcher.dirty, set()
+                    for name in sorted(dirty):
+                        data = (desk.detail(name, full) if board is not None
+                                else desk.summary(name, full))
+                        yield sse("board", data)
+            finally:
+                desk.unwatch(watcher)
+
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET":
+            return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event, message=""))
+        who = client_of(request)
+        wait = brake.wait(who)
+        if wait > 0:
+            return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event,
+                                             message=f"Too many tries: wait {wait:.0f} s."),
+                                status_code=429)
+        form = {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
+        user, password = form.get("username", ""), form.get("password", "")
+        encoded = users.get(user)
+        # Verify against a dummy hash for unknown names, so timing does not reveal them.
+        ok = verify_password(password, encoded or _DUMMY) and encoded is not None
+        if not ok:
+            brake.failed(who)
+            return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event,
+                                             message="Wrong name or password."),
+                                status_code=401)
+        brake.succeeded(who)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, signer.sign(user), max_age=int(signer.ttl), httponly=True,
+                            samesite="strict", secure=secure_cookie)
+        return response
+
+    async def logout(request: Request) -> Response:
+        form = {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
+        if referee(request) is not None and not await csrf_ok(request, form):
+            return refuse(403, "missing or wrong CSRF token")
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    async def confirm(request: Request) -> Response:
+        user = referee(request)
+        if user is None:
+            return refuse(401, "log in as a referee first")
+        if not await csrf_ok(request):
+            return refuse(403, "missing or wrong CSRF token")
+        name = request.path_params["board"]
+        if name not in desk.boards:
+            return refuse(404, "no such board")
+        try:
+            body = json.loads(await request.body() or b"{}")
+            game_id = int(body["game_id"])
+            winners = body.get("winners")
+            scores = body.get("scores")
+            if winners is not None:
+                winners = [int(w) for w in winners]
+            if scores is not None:
+                scores = [int(s) for s in scores]
+            note = str(body.get("note", ""))[:500]
+        except (ValueError, KeyError, TypeError):
+            return refuse(400, "send {game_id, winners?, scores?, note?} as JSON")
+        try:
+            ruling = desk.confirm(name, game_id, user, winners=winners, scores=scores,
+                                  note=note)
+        except ValueError as exc:
+            return refuse(409, str(exc))
+        return JSONResponse({"ok": True, "ruling": ruling})
+
+    async def record(request: Request) -> Response:
+        if referee(request) is None:
+            return refuse(401, "log in as a referee first")
+        name = request.path_params["board"]
+        view = desk.boards.get(name)
+        if view is None:
+            return refuse(404, "no such board")
+        return JSONResponse(view.record)
+
+    async def export(request: Request) -> Response:
+        if referee(request) is None:
+            return refuse(401, "log in as a referee first")
+        stamp = time.strftime("%Y%m%d-%H%M")
+        return JSONResponse(desk.export(), headers={
+            "content-disposition": f'attachment; filename="{desk.event}-{stamp}.json"'})
+
+    routes = [
+        Route("/", overview), Route("/board/{board}", board_page),
+        Route("/api/boards", api_boards), Route("/api/board/{board}", api_board),
+        Route("/api/stats", api_stats), Route("/api/stream", stream),
+        Route("/login", login, methods=["GET", "POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/api/board/{board}/confirm", confirm, methods=["POST"]),
+        Route("/api/board/{board}/record", record), Route("/export.json", export),
+        *static_routes(),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+_DUMMY = "pbkdf2_sha256$200000$00000000000000000000000000000000$" + "00" * 32

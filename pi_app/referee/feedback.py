@@ -1,0 +1,666 @@
+"""Feedback: what the station wants to say, as an LED frame and an OLED image.
+
+Everything here is a pure function of a :class:`Scene` (and, for the LEDs, the board geometry
+and the time): no hardware, no clock, no state. The daemon builds a scene from the follower's
+outcomes and the session, and hands the results to ``LedStrip.show`` and ``Display.show``, which
+skip frames equal to the last one. The same scene at the same time always gives the same frame,
+so tests and the docs pin every picture exactly (``docs/feedback.md``).
+
+The LED language (:data:`SIGNALS`) is built for a glance across a table and for colour-blind
+players: only blue, orange and white are used (the pair deuteranopes and protanopes still tell
+apart, plus white), and no two signals share both colour and blink pattern. The signals that
+can be lit on cells at the same time (confirm, take off here, put here, remove / unknown tag,
+still differs) all differ in pattern too, so the pattern alone tells them apart. Nothing
+flashes faster than three times a second.
+
+Guidance follows "one piece at a time, nearest first" (``inference.guidance`` orders the
+fixes): the first fix is lit strongly, its from-cell and its to-cell in different patterns,
+and every other cell that still differs glows dimly.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from pi_app.board.follower import Prompt
+from pi_app.board.geometry import Geometry
+from pi_app.board.inference import Fix
+from pi_app.games import GAME_NAMES, get_game
+from pi_app.hw.leds import RGB
+
+OFF: RGB = (0, 0, 0)
+
+#: The palette, already capped: full scale would glare under a printed board and draw 60 mA an
+#: LED; the strip driver scales further by its brightness setting and the power budget.
+BLUE: RGB = (0, 48, 192)
+ORANGE: RGB = (192, 56, 0)
+WHITE: RGB = (144, 144, 144)
+#: How bright "the others" glow next to the one fix to do now.
+DIM = 0.25
+
+PHASES = ("menu", "setup", "play", "prompt", "over", "offline", "error")
+GUIDANCE_KINDS = ("follow_up", "mismatch")
+#: ``confirmed_at`` of a scene with nothing confirmed yet.
+NEVER = -1e9
+#: How long a confirmation stays lit (seconds).
+CONFIRM_S = 1.0
+#: Smooth patterns change level at most this often; the daemon need not redraw faster.
+STEP_S = 0.05
+_LEVELS = 16  # smooth patterns are quantised so a frame repeats exactly and often
+_EDGE_SLACK = 1e-6  # float sums land a hair before an edge; count them as past it
+
+
+class Pattern(enum.Enum):
+    """How a signal varies in time. Periodic patterns run on the absolute time, so every LED
+    with the same signal blinks in step; ``FADE`` runs once from its signal's start."""
+
+    STEADY = "steady"
+    SLOW = "slow blink"          # 0.6 s on, 0.6 s off
+    FAST = "fast blink"          # 0.2 s on, 0.2 s off: 2.5 flashes a second
+    DOUBLE = "double pulse"      # two 0.15 s flashes, then dark, every 1.4 s
+    BREATHE = "breathing"        # a smooth swell and ebb every 2.4 s, never dark
+    FADE = "flash, fade out"     # on for 0.5 s, fading out by 1 s, once
+
+    @property
+    def period(self) -> float | None:
+        return _PERIODS.get(self)
+
+    def level(self, t: float) -> float:
+        """Brightness 0..1 at ``t`` seconds (for ``FADE``: seconds since its start)."""
+        if self is Pattern.STEADY:
+            return 1.0
+        if self is Pattern.FADE:
+            if not 0 <= t < CONFIRM_S:
+                return 0.0
+            half = CONFIRM_S / 2
+            return 1.0 if t < half else _quantise(1 - (t - half) / half)
+        period = _PERIODS[self]
+        phase = (t + _EDGE_SLACK) % period  # at an edge from next_change, the new level
+        if self is Pattern.BREATHE:
+            return _quantise(0.15 + 0.85 * (1 - math.cos(2 * math.pi * phase / period)) / 2)
+        return 1.0 if any(a <= phase < b for a, b in _ON[self]) else 0.0
+
+    def next_change(self, t: float) -> float | None:
+        """The next edge after ``t`` of a blink; ``t + STEP_S`` while a smooth pattern moves;
+        None when the level never changes again."""
+        if self is Pattern.STEADY:
+            return None
+        if self is Pattern.FADE:
+            if t >= CONFIRM_S:
+                return None
+            return 0.0 if t < 0 else (CONFIRM_S / 2 if t < CONFIRM_S / 2 else t + STEP_S)
+        if self is Pattern.BREATHE:
+            return t + STEP_S
+        period = _PERIODS[self]
+        first = math.floor(t / period) * period
+        edges = [first + k * period + e for k in (0, 1) for pair in _ON[self] for e in pair]
+        return min(e for e in edges if e > t + 1e-9)
+
+
+_PERIODS = {Pattern.SLOW: 1.2, Pattern.FAST: 0.4, Pattern.DOUBLE: 1.4, Pattern.BREATHE: 2.4}
+_ON: dict[Pattern, tuple[tuple[float, float], ...]] = {
+    Pattern.SLOW: ((0.0, 0.6),),
+    Pattern.FAST: ((0.0, 0.2),),
+    Pattern.DOUBLE: ((0.0, 0.15), (0.3, 0.45)),
+}
+
+
+def _quantise(level: float) -> float:
+    return round(max(0.0, min(1.0, level)) * _LEVELS) / _LEVELS
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One word of the LED language."""
+
+    key: str
+    label: str
+    colour: RGB
+    pattern: Pattern
+    where: str  # "cells" or "status"
+    meaning: str
+    strength: float = 1.0
+
+
+#: The LED language, in the order of the docs' table.
+SIGNALS: dict[str, Signal] = {s.key: s for s in (
+    Signal("confirm", "confirm", WHITE, Pattern.FADE, "cells",
+           "move accepted and stored: the cells it changed"),
+    Signal("your_turn", "your turn", BLUE, Pattern.STEADY, "status",
+           "the player to move (their status LED)"),
+    Signal("extra", "take off here", ORANGE, Pattern.FAST, "cells",
+           "a piece too many here: the from-cell of the fix to do now"),
+    Signal("missing", "put here", BLUE, Pattern.SLOW, "cells",
+           "a piece missing here: the to-cell of the fix to do now"),
+    Signal("follow_up", "remove (rules)", BLUE, Pattern.DOUBLE, "cells",
+           "the rules say this piece leaves now (defeated, village cleared)"),
+    Signal("unknown", "unknown tag", ORANGE, Pattern.DOUBLE, "cells",
+           "a tag the station does not know: take it off"),
+    Signal("differs", "still differs", ORANGE, Pattern.STEADY, "cells",
+           "a wrong move or mismatch: cells to fix after the lit one", DIM),
+    Signal("ambiguity", "question", BLUE, Pattern.BREATHE, "cells",
+           "a question is on the screen: the cells it is about; press a button"),
+    Signal("takeback", "take back", WHITE, Pattern.SLOW, "cells",
+           "a move taken back: put these cells back as they were"),
+    Signal("winner", "winner", WHITE, Pattern.STEADY, "status",
+           "game over: the winners' status LEDs"),
+    Signal("link_down", "link down", WHITE, Pattern.BREATHE, "status",
+           "sensors unplugged: reconnecting (every status LED)"),
+    Signal("store_error", "store error", WHITE, Pattern.FAST, "status",
+           "moves cannot be saved, so none is confirmed (every status LED)"),
+)}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything the LEDs and the screen show at one moment. Immutable and comparable: the
+    daemon redraws the screen only when the scene changes, the LEDs whenever time passes.
+
+    ``phase`` is one of :data:`PHASES`. ``confirmed`` / ``confirmed_at``: the cells the last
+    accepted move changed, and when it was accepted (the same clock as ``t``). ``guidance_kind``
+    (``follow_up`` or ``mismatch``) and ``fixes``: what to do to the board, nearest first.
+    ``prompt``: the open question; ``prompt_cells``: the cells it is about. ``takeback``: cells
+    to put back after a move was taken back. ``store_error``: why moves cannot be saved (empty
+    when they can); while set, nothing is confirmed. ``menu_game``: the game picked in the menu.
+    ``link_detail``: why the sensor link is down, for the feed (the screen has no room for it).
+    ``players``: names for the screen (``P1``, ``P2``... where missing).
+    """
+
+    phase: str = "play"
+    game: str = ""
+    title: str = ""
+    board: str = ""
+    players: tuple[str, ...] = ()
+    to_move: int | None = None
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] | None = None
+    last_move: str = ""
+    confirmed: tuple[str, ...] = ()
+    confirmed_at: float = NEVER
+    guidance_kind: str | None = None
+    fixes: tuple[Fix, ...] = ()
+    prompt: Prompt | None = None
+    prompt_cells: tuple[str, ...] = ()
+    takeback: tuple[str, ...] = ()
+    message: str = ""
+    link_detail: str = ""
+    store_error: str = ""
+    menu_game: str = ""
+
+    def __post_init__(self) -> None:
+        if self.phase not in PHASES:
+            raise ValueError(f"unknown phase {self.phase!r} (one of {', '.join(PHASES)})")
+        if self.guidance_kind is not None and self.guidance_kind not in GUIDANCE_KINDS:
+            raise ValueError(f"unknown guidance kind {self.guidance_kind!r}")
+
+
+# -- helpers for the daemon ----------------------------------------------------------------------
+def changed_cells(before: Mapping[str, Sequence[str]],
+                  after: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """Cells whose pieces differ between two views (a missing cell is an empty one), in the
+    order of ``before`` and then of ``after``: what a confirmation or a takeback lights."""
+    names = list(before) + [c for c in after if c not in before]
+    return tuple(c for c in names if tuple(before.get(c, ())) != tuple(after.get(c, ())))
+
+
+def option_cells(game: Any, state: Any, options: Iterable[str]) -> tuple[str, ...]:
+    """The cells an open question is about: every cell some option changes (its placement,
+    or for a decision the view after it). Options that do not parse are skipped."""
+    here = game.expected_view(state)
+    out: list[str] = []
+    for text in options:
+        try:
+            move = game.parse_move(state, text)
+            after = game.placement_view(state, move)
+            if after == here:
+                after = game.expected_view(game.apply(state, move))
+        except Exception:  # a question's text is for people; never let it stop the LEDs
+            continue
+        out += [c for c in changed_cells(here, after) if c not in out]
+    return tuple(out)
+
+
+# -- LEDs ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Lamp:
+    """A signal on one LED: ``start`` is when a one-shot pattern began (0 for periodic ones)."""
+
+    signal: Signal
+    start: float = 0.0
+
+
+def _first_fix_signals(kind: str | None, fix: Fix) -> list[tuple[str, str]]:
+    """(cell, signal key) for the fix to do now: from-cell and to-cell in their own patterns."""
+    if fix.kind == "unknown":
+        return [(fix.cell, "unknown")]
+    if fix.kind == "place":
+        return [(fix.cell, "missing")]
+    take = "follow_up" if kind == "follow_up" else "extra"
+    out = [(fix.cell, take)]
+    if fix.kind == "move" and fix.to is not None:
+        out.append((fix.to, "missing"))
+    return out
+
+
+def cell_signals(scene: Scene, t: float) -> dict[str, Lamp]:
+    """Which signal each lit cell shows at ``t``; one per cell, the most urgent wins:
+    takeback, the fix to do now, the question, the confirmation, then the dim "differs"."""
+    if scene.phase in ("offline", "menu") or (scene.phase == "error" and not scene.store_error):
+        return {}  # blind sensors, no game, or a broken station: the board says nothing
+    out: dict[str, Lamp] = {}
+
+    def light(cells: Iterable[str], key: str, start: float = 0.0) -> None:
+        for cell in cells:
+            out.setdefault(cell, Lamp(SIGNALS[key], start))
+
+    if scene.takeback:
+        light(scene.takeback, "takeback")
+    elif scene.fixes:
+        for cell, key in _first_fix_signals(scene.guidance_kind, scene.fixes[0]):
+            light([cell], key)
+    if scene.prompt is not None:
+        light(scene.prompt_cells, "ambiguity")
+    since = t - scene.confirmed_at
+    if not scene.store_error and 0 <= since < CONFIRM_S:
+        light(scene.confirmed, "confirm", scene.confirmed_at)
+    for fix in scene.fixes if scene.takeback else scene.fixes[1:]:
+        light(fix.cells, "differs")
+    return out
+
+
+def status_signals(scene: Scene, geometry: Geometry) -> dict[str, Lamp]:
+    """Which signal each status LED group (``p0``, ``p1``, ...) shows."""
+    groups = list(geometry.status_leds)
+    if scene.store_error or scene.phase == "error":
+        return {g: Lamp(SIGNALS["store_error"]) for g in groups}
+    if scene.phase == "offline":
+        return {g: Lamp(SIGNALS["link_down"]) for g in groups}
+    if scene.phase == "over":
+        return {f"p{w}": Lamp(SIGNALS["winner"]) for w in scene.winners or ()
+                if f"p{w}" in geometry.status_leds}
+    if scene.phase in ("play", "prompt") and scene.to_move is not None:
+        key = f"p{scene.to_move}"
+        return {key: Lamp(SIGNALS["your_turn"])} if key in geometry.status_leds else {}
+    return {}
+
+
+def lamps(scene: Scene, geometry: Geometry, t: float) -> dict[int, Lamp]:
+    """LED index -> the signal it shows at ``t`` (unlit LEDs are absent). Cells the geometry
+    does not know are ignored: a stale name must never stop the referee."""
+    names = {c.name for c in geometry.cells}
+    out: dict[int, Lamp] = {}
+    for name, lamp in cell_signals(scene, t).items():
+        if name in names:
+            for led in geometry.cell(name).leds:
+                out[led] = lamp
+    for group, lamp in status_signals(scene, geometry).items():
+        for led in geometry.status_leds[group]:
+            out[led] = lamp
+    return out
+
+
+def colour_at(lamp: Lamp, t: float) -> RGB:
+    """The colour of one lamp at ``t``."""
+    signal = lamp.signal
+    level = signal.pattern.level(t - lamp.start) * signal.strength
+    r, g, b = signal.colour
+    return round(r * level), round(g * level), round(b * level)
+
+
+def led_frame(scene: Scene, geometry: Geometry, t: float) -> list[RGB]:
+    """The whole strip at ``t`` seconds: one (r, g, b) per LED of ``geometry``."""
+    frame = [OFF] * geometry.led_count
+    for led, lamp in lamps(scene, geometry, t).items():
+        frame[led] = colour_at(lamp, t)
+    return frame
+
+
+def next_change(scene: Scene, geometry: Geometry, t: float) -> float | None:
+    """When to draw the LEDs next: the exact next edge of a blink, :data:`STEP_S` on for a
+    smooth pattern (breathing, fading), or None when the frame stays as it is until the scene
+    changes. The daemon can sleep until then instead of redrawing at a fixed rate."""
+    times: list[float] = []
+    for lamp in lamps(scene, geometry, t).values():
+        edge = lamp.signal.pattern.next_change(t - lamp.start)
+        if edge is not None:
+            times.append(edge + lamp.start)
+    if not scene.store_error and t < scene.confirmed_at:
+        times.append(scene.confirmed_at)  # a confirmation still to come (a scene from ahead)
+    return min((x for x in times if x > t), default=None)
+
+
+# -- the screen ----------------------------------------------------------------------------------
+SIZE = (128, 64)
+CHAR_W = 6       # the bitmap font's advance
+INK_TOP = 2      # its glyphs' ink starts on this row of the 11-row cell...
+INK_H = 9        # ...and takes this many rows (descenders included)
+_ROW = 13        # option rows on a question
+_FOOTER_Y = 54
+
+
+@cache
+def _font() -> ImageFont.ImageFont:
+    """PIL's built-in bitmap font: no file, no download, identical pixels on every machine.
+    Its glyphs are 6 pixels wide, capitals 6 high; :func:`text_mask` doubles it for big text."""
+    loader = getattr(ImageFont, "load_default_imagefont", None)
+    font = loader() if loader is not None else ImageFont.load_default()
+    assert isinstance(font, ImageFont.ImageFont)
+    return font
+
+
+_REPLACE = {"\u2014": "-", "\u2013": "-", "\u2026": "..", "\u2192": "->", "\u2018": "'",
+            "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+
+
+def printable(text: str) -> str:
+    """``text`` in the font's Latin-1 (anything else becomes ``?``)."""
+    for old, new in _REPLACE.items():
+        text = text.replace(old, new)
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def text_width(text: str, scale: int = 1) -> int:
+    return len(printable(text)) * CHAR_W * scale
+
+
+def fit(text: str, width: int, scale: int = 1) -> str:
+    """``text`` cut to ``width`` pixels, ending in ``..`` when cut."""
+    text = printable(text)
+    room = width // (CHAR_W * scale)
+    return text if len(text) <= room else text[:max(room - 2, 0)] + ".."
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` pixels, broken at spaces; a word longer than a
+    line (a path) is broken where it must."""
+    room = max(width // CHAR_W, 1)
+    lines: list[str] = []
+    for word in printable(text).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= room:
+            lines[-1] += " " + word
+        else:
+            lines += [word[i:i + room] for i in range(0, len(word), room)]
+    return lines
+
+
+def text_mask(text: str, scale: int = 1) -> Image.Image:
+    """A mode "1" mask of ``text``: ``INK_H * scale`` rows, ``CHAR_W * scale`` per character."""
+    text = printable(text)
+    mask = Image.new("1", (max(len(text) * CHAR_W, 1), 11))
+    ImageDraw.Draw(mask).text((0, 0), text, font=_font(), fill=1)
+    mask = mask.crop((0, INK_TOP, mask.width, INK_TOP + INK_H))
+    if scale != 1:
+        mask = mask.resize((mask.width * scale, mask.height * scale), Image.Resampling.NEAREST)
+    return mask
+
+
+class _Canvas:
+    """A 1-bit screen with the few layout tools the screens share."""
+
+    def __init__(self, size: tuple[int, int]) -> None:
+        self.image = Image.new("1", size, 0)
+        self.draw = ImageDraw.Draw(self.image)
+        self.width, self.height = size
+
+    def text(self, x: int, y: int, text: str, scale: int = 1, fill: int = 1) -> int:
+        """Draw ``text`` with its ink's top-left at (x, y); returns its width."""
+        mask = text_mask(text, scale)
+        self.image.paste(fill, (x, y), mask)
+        return mask.width
+
+    def centred(self, y: int, text: str, scale: int = 1) -> None:
+        self.text(max((self.width - text_width(text, scale)) // 2, 0), y, text, scale)
+
+    def line(self, y: int, text: str, big: bool = False) -> int:
+        """A centred line, big when it fits; returns the y of the next line."""
+        scale = 2 if big and text_width(text, 2) <= self.width else 1
+        self.centred(y, fit(text, self.width, scale), scale)
+        return y + INK_H * scale + scale
+
+    def header(self, left: str, right: str = "") -> None:
+        """An inverted bar on top: what this screen is about, and a short tag on the right."""
+        self.draw.rectangle((0, 0, self.width - 1, 10), fill=1)
+        right = fit(right, self.width // 2)
+        room = self.width - 4 - (text_width(right) + CHAR_W if right else 0)
+        self.text(2, 1, fit(left, room), fill=0)
+        if right:
+            self.text(self.width - 2 - text_width(right), 1, right, fill=0)
+
+    def keys(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """The button legend at the bottom: each key name inverted, then what it does."""
+        x = 0
+        for key, action in pairs:
+            w = text_width(key) + 3
+            self.draw.rectangle((x, _FOOTER_Y, x + w - 1, _FOOTER_Y + 9), fill=1)
+            self.text(x + 2, _FOOTER_Y + 1, key, fill=0)
+            x += w + 2
+            if action == "next":  # a small down triangle: the highlight moves down
+                self.draw.polygon([(x, _FOOTER_Y + 3), (x + 6, _FOOTER_Y + 3),
+                                   (x + 3, _FOOTER_Y + 7)], fill=1)
+                x += 7
+            else:
+                x += self.text(x, _FOOTER_Y + 1, action)
+            x += 5
+        if x - 5 > self.width:
+            raise ValueError(f"button legend {pairs} is {x - 5} pixels wide")
+
+    def options(self, options: Sequence[str], selected: int) -> None:
+        """Up to three option rows; the selected one inverted, scrolled into view."""
+        count = len(options)
+        first = min(max(selected - 1, 0), max(count - 3, 0))
+        for row, i in enumerate(range(first, min(first + 3, count))):
+            y = 13 + row * _ROW
+            fill = 1
+            if i == selected:
+                self.draw.rectangle((0, y, self.width - 1, y + _ROW - 2), fill=1)
+                fill = 0
+            room = self.width - (12 if count > 3 else 4)
+            self.text(3, y + 2, fit(options[i], room), fill=fill)
+            if (row == 0 and first > 0) or (row == 2 and first + 3 < count):
+                up = row == 0
+                tip, base = (y + 2, y + 6) if up else (y + 8, y + 4)
+                self.draw.polygon([(self.width - 8, base), (self.width - 2, base),
+                                   (self.width - 5, tip)], fill=fill)
+
+
+def player_name(scene: Scene, player: int) -> str:
+    """A player as the screen names them: their name if the scene has one, else P1, P2..."""
+    if player < len(scene.players) and scene.players[player]:
+        return scene.players[player]
+    return f"P{player + 1}"
+
+
+def fix_words(fix: Fix) -> tuple[str, str]:
+    """A fix as two lines for the screen: the action and piece, then where (big)."""
+    if fix.kind == "move":
+        return f"Move {fix.piece}", f"{fix.cell} -> {fix.to}"
+    if fix.kind == "remove":
+        return f"Remove {fix.piece}", f"from {fix.cell}"
+    if fix.kind == "place":
+        return f"Put {fix.piece}", f"on {fix.cell}"
+    return "Remove unknown tag", f"from {fix.cell}"
+
+
+def screen_name(scene: Scene) -> str:
+    """Which screen a scene shows; the most urgent wins. One of ``store-error``, ``error``,
+    ``offline``, ``menu``, ``prompt``, ``over``, ``takeback``, ``guidance``, ``setup``,
+    ``play``."""
+    if scene.store_error:
+        return "store-error"
+    if scene.phase in ("error", "offline", "menu"):
+        return scene.phase
+    if scene.prompt is not None:
+        return "prompt"
+    if scene.phase == "over":
+        return "over"
+    if scene.takeback:
+        return "takeback"
+    if scene.fixes and scene.phase != "setup":
+        return "guidance"
+    return "setup" if scene.phase == "setup" else "play"
+
+
+def screen(scene: Scene, size: tuple[int, int] = SIZE) -> Image.Image:
+    """The OLED picture of ``scene``: mode "1", ``size`` pixels (128x64 on the station)."""
+    canvas = _Canvas(size)
+    _SCREENS[screen_name(scene)](canvas, scene)
+    return canvas.image
+
+
+def _scores(c: _Canvas, scene: Scene, y: int, marked: Iterable[int]) -> None:
+    """One column per player, ``P1 12``; the marked players (mover, winners) inverted."""
+    count = len(scene.scores)
+    if not count:
+        return
+    marked = set(marked)
+    width = c.width // count
+    for i, score in enumerate(scene.scores):
+        x = i * width
+        label = fit(f"{player_name(scene, i)} {score}", width - 2)
+        fill = 1
+        if i in marked:
+            c.draw.rectangle((x, y - 1, x + width - 2, y + INK_H), fill=1)
+            fill = 0
+        c.text(x + max((width - 1 - text_width(label)) // 2, 0), y, label, fill=fill)
+
+
+def _title(scene: Scene) -> str:
+    return scene.title or scene.game or "tikiboard"
+
+
+def _game_title(name: str) -> str:
+    try:
+        return get_game(name).title
+    except Exception:
+        return name
+
+
+# Rows of the layout (ink tops): under the header, two big lines or a small and a big line,
+# then the last two small rows (the second is the button legend's).
+_TOP, _BIG2, _ROW4, _ROW5 = 13, 33, 44, 55
+
+
+def _play(c: _Canvas, scene: Scene) -> None:
+    c.header(_title(scene), scene.board)
+    if scene.to_move is not None:
+        y = c.line(_TOP, f"{player_name(scene, scene.to_move)} to move", big=True)
+    else:
+        y = c.line(_TOP, scene.message or "Wait", big=True)
+    _scores(c, scene, y + 1, () if scene.to_move is None else (scene.to_move,))
+    if scene.last_move:
+        c.text(0, _ROW4, fit(f"Last: {scene.last_move}", c.width))
+    if scene.message and scene.to_move is not None:
+        c.text(0, _ROW5, fit(scene.message, c.width))
+
+
+def _fix_lines(c: _Canvas, fix: Fix) -> None:
+    what, where = fix_words(fix)
+    c.line(c.line(_TOP, what), where, big=True)
+
+
+def _setup(c: _Canvas, scene: Scene) -> None:
+    left = len(scene.fixes)
+    c.header(_title(scene), f"{left} to go" if left else "set up")
+    if scene.fixes:
+        _fix_lines(c, scene.fixes[0])
+    else:
+        c.line(_TOP, "Set up", big=True)
+        c.line(_BIG2, "Place the pieces")
+        c.line(_ROW4 - 1, "as the lights show")
+    for i, text in enumerate(wrap(scene.message, c.width)[:2]):
+        c.text(0, _ROW4 + 1 + i * 10, text)
+
+
+def _guidance(c: _Canvas, scene: Scene) -> None:
+    follow = scene.guidance_kind == "follow_up"
+    count = len(scene.fixes)
+    c.header("Finish the move" if follow else "Fix the board",
+             f"1/{count}" if count > 1 else "")
+    _fix_lines(c, scene.fixes[0])
+    if count > 1:
+        c.line(_ROW4 + 1, f"then {count - 1} more")
+
+
+def _takeback(c: _Canvas, scene: Scene) -> None:
+    c.header("Taking back", scene.board)
+    if scene.fixes:
+        _fix_lines(c, scene.fixes[0])
+    else:
+        c.line(c.line(_TOP, "Put back"), " ".join(scene.takeback), big=True)
+    c.line(_ROW4 + 1, "Put the pieces back")
+
+
+_QUESTIONS = {
+    "ambiguous": ("Which move?", (("OK", "pick"), ("MENU", "next"), ("BACK", "no"))),
+    "takeback": ("Take back?", (("OK", "yes"), ("BACK", "no"))),
+    "decision": ("Your choice", (("OK", "pick"), ("MENU", "next"))),
+}
+
+
+def _prompt(c: _Canvas, scene: Scene) -> None:
+    prompt = scene.prompt
+    assert prompt is not None
+    heading, keys = _QUESTIONS.get(prompt.kind, ("Question", (("OK", "pick"),
+                                                              ("MENU", "next"))))
+    c.header(heading, player_name(scene, scene.to_move) if scene.to_move is not None else "")
+    options = prompt.options or ("(no options)",)
+    c.options(options, min(max(prompt.selected, 0), len(options) - 1))
+    c.keys(keys)
+
+
+def _menu(c: _Canvas, scene: Scene) -> None:
+    c.header("Choose game", scene.board)
+    current = scene.menu_game or scene.game
+    names = list(GAME_NAMES)
+    c.options([_game_title(n) for n in names], names.index(current) if current in names else 0)
+    c.keys((("OK", "start"), ("MENU", "next")))
+
+
+def _winner_words(scene: Scene) -> str:
+    winners = scene.winners or ()
+    if not winners:
+        return "No winner"
+    names = [player_name(scene, w) for w in winners]
+    return f"{names[0]} wins!" if len(names) == 1 else " & ".join(names) + " win"
+
+
+def _over(c: _Canvas, scene: Scene) -> None:
+    c.header("Game over", scene.board)
+    y = c.line(_TOP, _winner_words(scene), big=True)
+    _scores(c, scene, y + 1, scene.winners or ())
+    c.text(0, _ROW4, fit(f"Next: {_game_title(scene.menu_game or scene.game)}", c.width))
+    c.keys((("OK", "start"), ("MENU", "next")))
+
+
+def _offline(c: _Canvas, scene: Scene) -> None:
+    c.header(_title(scene), scene.board)
+    c.line(_TOP, "Sensors", big=True)
+    c.line(_BIG2, "unplugged", big=True)
+    c.line(_ROW5, "reconnecting...")
+
+
+def _store_error(c: _Canvas, scene: Scene) -> None:
+    c.header("Cannot save moves", "!")
+    c.line(_TOP, "Check", big=True)
+    c.line(_BIG2, "storage", big=True)
+    c.line(_ROW5, "Moves not confirmed")
+
+
+def _error(c: _Canvas, scene: Scene) -> None:
+    c.header("Error", scene.board)
+    for i, text in enumerate(wrap(scene.message or "see journalctl -u tikiboard", c.width)[:5]):
+        c.text(0, _TOP + i * 10, text)
+
+
+_SCREENS = {
+    "play": _play, "setup": _setup, "guidance": _guidance, "takeback": _takeback,
+    "prompt": _prompt, "menu": _menu, "over": _over, "offline": _offline,
+    "store-error": _store_error, "error": _error,
+}
