@@ -34,7 +34,8 @@ from pi_app.referee.store import EventStore
 
 log = logging.getLogger(__name__)
 
-#: How often blinking LEDs are redrawn (frames only go out when they change).
+#: The fastest the LEDs are redrawn while something blinks or fades (frames only go out when
+#: they change; an idle board wakes the loop only for its timers).
 ANIMATION_HZ = 20
 
 
@@ -146,7 +147,10 @@ async def _loop(station: Station, queue: asyncio.Queue[HwEvent], stop: asyncio.E
     try:
         while not stop.is_set():
             now = time.monotonic()
-            wake = [now + 1.0 / ANIMATION_HZ]
+            wake = [now + 5.0]
+            blink = station.next_frame_change(now)
+            if blink is not None:
+                wake.append(max(blink, now + 1.0 / ANIMATION_HZ))
             deadline = station.follower.next_deadline(now)
             if deadline is not None:
                 wake.append(deadline)

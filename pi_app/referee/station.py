@@ -65,6 +65,7 @@ class Status:
     confirmed: tuple[str, ...] = ()
     confirmed_at: float = -1e9
     last_move: str = ""
+    takeback: tuple[str, ...] = ()
     message: str = ""
     menu_game: str = ""
 
@@ -190,8 +191,12 @@ class Station:
                                       outcome.state), now)
                 self.status.last_move = outcome.text
             elif isinstance(outcome, TakenBack):
+                undone = self.session.state
                 self._persist(partial(self.session.taken_back, outcome.plies, outcome.state),
                               now)
+                game = self.session.game
+                self.status.takeback = fb.changed_cells(game.expected_view(undone),
+                                                        game.expected_view(outcome.state))
                 self.status.message = f"took back {outcome.plies} move(s)"
             elif isinstance(outcome, Prompt):
                 self.status.prompt = outcome
@@ -203,6 +208,7 @@ class Station:
                 self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes]})
             elif isinstance(outcome, InSync):
                 self.status.guidance = None
+                self.status.takeback = ()
                 if self.status.phase == "setup":
                     self.status.phase = "play"
         if self.status.phase == "setup" and self.follower.decide(now).verdict.value \
@@ -301,14 +307,26 @@ class Station:
         elif status.prompt is not None and phase == "play":
             phase = "prompt"
         guidance = status.guidance
+        prompt_cells: tuple[str, ...] = ()
+        if status.prompt is not None:
+            if status.prompt.kind == "takeback" and status.prompt.plies:
+                history = self.follower.history
+                earlier = history[-status.prompt.plies][0] if len(history) >= \
+                    status.prompt.plies else state
+                prompt_cells = fb.changed_cells(game.expected_view(earlier),
+                                                game.expected_view(state))
+            else:
+                prompt_cells = fb.option_cells(game, state, status.prompt.options)
         return fb.Scene(
             game=game.name, title=game.title, phase=phase,
+            players=tuple(self.store.game(self.session.game_id).players),
             to_move=game.to_move(state), scores=tuple(game.scores(state)),
             winners=game.winners(state), confirmed=status.confirmed,
             confirmed_at=status.confirmed_at, last_move=status.last_move,
             guidance_kind=None if guidance is None else guidance.kind,
             fixes=() if guidance is None else guidance.fixes,
-            prompt=status.prompt, message=status.message,
+            prompt=status.prompt, prompt_cells=prompt_cells, takeback=status.takeback,
+            message=status.message,
             board=self.config.station.board, link_detail=status.link_detail,
             store_error=status.store_error, menu_game=status.menu_game)
 
@@ -324,6 +342,11 @@ class Station:
             if self.display is not None:
                 self.display.show(self.last_screen)
             self.feed.update(self.snapshot(scene))
+
+    def next_frame_change(self, now: float) -> float | None:
+        """When the LEDs next change by themselves (a blink edge), or None."""
+        scene = self._last_scene or self.scene(now)
+        return fb.next_change(scene, self.geometry, now)
 
     def snapshot(self, scene: fb.Scene) -> JSON:
         game, state = self.session.game, self.session.state
