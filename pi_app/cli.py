@@ -67,7 +67,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """A whole game played by simulated hands through the real station, drawn live."""
     from pi_app.referee.demo import main as demo_main
 
-    return demo_main(args.game, args.seed, args.turns)
+    return demo_main(args.game, args.seed, args.turns, args.picture)
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
@@ -202,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=GAME_NAMES, default="topple", help="which game")
     p.add_argument("--seed", type=int, default=7, help="the random seed of deal and hands")
     p.add_argument("--turns", type=int, default=400, help="stop after this many turns")
+    p.add_argument("--picture", help="after each turn, save the board and screen as this PNG")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("examples", help="replay the bundled example record of each game")

@@ -258,7 +258,8 @@ class DemoPlayers:
 
 async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                    out: TextIO = sys.stdout, data_dir: Path | None = None,
-                   illegal: float = 0.04, takeback: float = 0.03) -> Station:
+                   illegal: float = 0.04, takeback: float = 0.03,
+                   snapshot: Path | None = None) -> Station:
     """Play one game on the simulated board and draw it; returns the station at the end."""
     tmp = None
     if data_dir is None:
@@ -283,9 +284,14 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                     await asyncio.sleep(0.25)
 
             drawer = asyncio.ensure_future(screen()) if ansi else None
+            def turn_done() -> None:
+                if not ansi:
+                    _log_turn(station, out)
+                if snapshot is not None:
+                    picture(station).save(snapshot)
+
             try:
-                await demo.play(max_turns, on_turn=None if ansi else lambda: _log_turn(
-                    station, out))
+                await demo.play(max_turns, on_turn=turn_done)
                 await asyncio.sleep(1.0)
             finally:
                 if drawer is not None:
@@ -303,6 +309,30 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     return result["station"]
+
+
+def picture(station: Station) -> Image.Image:
+    """The board with its LEDs and the OLED screen as one picture (for the README)."""
+    from pi_app.referee.render_docs import draw_board
+
+    from PIL import ImageDraw, ImageFont
+
+    board = draw_board(station.geometry, station.last_frame, size=360)
+    screen = (station.last_screen or Image.new("1", (128, 64))).convert("RGB")
+    screen = screen.resize((screen.width * 3, screen.height * 3), Image.Resampling.NEAREST)
+    text = station.session.game.describe(station.session.state)
+    try:
+        font: ImageFont.ImageFont | ImageFont.FreeTypeFont = ImageFont.truetype(
+            "DejaVuSansMono.ttf", 14)
+    except OSError:
+        font = ImageFont.load_default()
+    height = max(board.height, screen.height + 40 + 18 * (text.count("\n") + 1))
+    out = Image.new("RGB", (board.width + screen.width + 150, height), (24, 24, 28))
+    out.paste(board, (0, 0))
+    out.paste(screen, (board.width + 20, 10))
+    ImageDraw.Draw(out).multiline_text((board.width + 20, screen.height + 30), text,
+                                       fill=(220, 220, 220), font=font, spacing=4)
+    return out
 
 
 def _log_turn(station: Station, out: TextIO) -> None:
@@ -323,6 +353,7 @@ def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
     out.flush()
 
 
-def main(game: str, seed: int, max_turns: int) -> int:
-    station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns))
+def main(game: str, seed: int, max_turns: int, snapshot: str | None = None) -> int:
+    station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns,
+                                   snapshot=Path(snapshot) if snapshot else None))
     return 0 if station.session.game.is_over(station.session.state) or max_turns < 400 else 1

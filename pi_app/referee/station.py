@@ -228,6 +228,7 @@ class Station:
             return
         self.status.store_error = ""
         self.status.phase = "play"
+        self.status.message = ""
         self.status.last_move = outcome.text
         self.status.confirmed = fb.changed_cells(
             self.session.game.expected_view(before),

@@ -1,0 +1,243 @@
+"""The referee without hardware: configuration, the event store, sessions and the station's
+promises (stored before confirmed; a store that fails is said, not hidden; an unplugged link is
+shown), driven with exact times."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pi_app.board.geometry import load_geometry
+from pi_app.games import get_game
+from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, TagsSeen
+from pi_app.records import fold, replay
+from pi_app.referee.config import DEFAULTS_TOML, Config, ConfigError, load_config, parse_config
+from pi_app.referee.config import Station as StationConfig
+from pi_app.referee.session import Session
+from pi_app.referee.station import Station
+from pi_app.referee.store import EventStore, StoreError
+from pi_app.sim.players import registry_for
+
+
+def tikiboard(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("tikiboard", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "pi_app"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+# -- configuration -------------------------------------------------------------------------------
+def test_the_documented_defaults_are_the_embedded_ones(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(DEFAULTS_TOML)
+    config = load_config(path)
+    assert replace(config, source="x") == replace(Config(), source="x")
+    run = tikiboard("run", "--print-config")
+    assert run.returncode == 0 and run.stdout == DEFAULTS_TOML
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("[station]\ngame = 'chess'", "station.game"),
+    ("[station]\nplayers = 7", "station.players"),
+    ("[sensors]\nsource = 'usb'", "sensors.source"),
+    ("[leds]\nbrightness = 'bright'", "leds.brightness"),
+    ("[web]\nport = 0", "web.port"),
+    ("[timing]\ngrace = true", "timing.grace"),
+    ("[mqtt]\nhots = 'x'", "mqtt.hots"),
+    ("[colours]\nx = 1", "[colours]"),
+    ("station = 3", "[station]"),
+    ("[station\n", "not valid TOML"),
+])
+def test_a_bad_config_stops_the_start_naming_the_key(tmp_path: Path, text: str,
+                                                      key: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        load_config(path)
+    run = tikiboard("run", "--config", str(path))
+    assert run.returncode == 2
+    assert key in run.stderr and "Traceback" not in run.stderr
+    assert run.stderr.count("\n") == 1
+
+
+def test_missing_config_file_is_a_clear_error(tmp_path: Path) -> None:
+    run = tikiboard("run", "--config", str(tmp_path / "nope.toml"))
+    assert run.returncode == 2 and "cannot read" in run.stderr
+
+
+def test_ints_are_accepted_for_seconds() -> None:
+    assert parse_config({"timing": {"grace": 2}}).timing.grace == 2.0
+
+
+# -- store and sessions --------------------------------------------------------------------------
+def test_events_fold_into_the_record_and_resume_the_game(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "s.db")
+    game = get_game("manami")
+    session = Session.new(store, "manami", rng=random.Random(3), board="t1",
+                          players=["Ana", "<b>Ben</b>"])
+    state = session.state
+    texts = []
+    rng = random.Random(4)
+    for _ in range(6):
+        move = game.random_move(state, rng)
+        text = game.move_text(state, move)
+        after = game.apply(state, move)
+        session.moved(text, game.to_move(state), after)
+        texts.append(text)
+        state = after
+    session.taken_back(2, session.history[-2][0])
+    session.revised(texts[3], texts[3], session.state)  # a referee's ruling: same move
+    store.close()
+    store = EventStore(tmp_path / "s.db")
+    resumed = Session.resume(store, store.unfinished())  # type: ignore[arg-type]
+    assert resumed.moves() == texts[:4]
+    assert resumed.state == replay(resumed.record).state
+    exported = resumed.export()
+    assert exported["players"] == ["Ana", "<b>Ben</b>"] and exported["board"] == "t1"
+    assert replay(exported).ok
+
+
+def test_fold_keeps_topple_rounds() -> None:
+    setup = {"game": "topple", "rounds": [{"line": [], "cards": [], "moves": []}]}
+    record = fold(setup, [("move", {"text": "a"}), ("deal", {"round": {"line": ["x"]}}),
+                          ("move", {"text": "b"}), ("takeback", {"plies": 5})])
+    assert [r["moves"] for r in record["rounds"]] == [["a"], []]
+
+
+def test_a_read_only_database_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "ro.db"
+    store = EventStore(path)
+    game_id = store.new_game("topple", {"game": "topple"})
+    store.close()
+    uri = f"file:{path}?mode=ro"
+    broken = EventStore.__new__(EventStore)
+    broken.path = path
+    broken.clock = lambda: 0.0
+    broken.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+    with pytest.raises(StoreError, match="could not store"):
+        broken.append(game_id, "move", {"text": "up1 Nani"})
+
+
+# -- the station, driven step by step ------------------------------------------------------------
+def station_for(tmp_path: Path, game: str = "topple") -> Station:
+    config = Config(station=replace(StationConfig(), game=game, seed=1,
+                                    data_dir=str(tmp_path)))
+    store = EventStore(tmp_path / "tikiboard.db")
+    return Station(config, store, registry_for(game), clock=lambda: 0.0)
+
+
+def lay_out(station: Station, t: float) -> None:
+    """Every reader reports the pieces of the current position."""
+    view = station.session.game.expected_view(station.session.state)
+    geometry = station.geometry
+    for cell in geometry.cells:
+        names = view.get(cell.name, ())
+        uids = [u for n in names for u in station.registry.uids_of(n)][:len(names)]
+        if cell.reader is not None:
+            station.step(TagsSeen(t, cell.reader, frozenset(uids)), t)
+        if cell.presence is not None:
+            station.step(PresenceChanged(t, cell.presence, bool(names)), t)
+
+
+def swap(station: Station, a: str, b: str, t: float) -> None:
+    """Swap the tikis of two Topple slots, as the readers would report it."""
+    geometry = station.geometry
+    view = station.session.game.expected_view(station.session.state)
+    uid = {c: station.registry.uids_of(view[c][0])[0] for c in (a, b)}
+    station.step(TagsSeen(t, geometry.cell(a).reader or 0, frozenset({uid[b]})), t)
+    station.step(TagsSeen(t + 0.01, geometry.cell(b).reader or 0, frozenset({uid[a]})), t)
+
+
+def test_a_move_is_stored_before_it_is_confirmed(tmp_path: Path) -> None:
+    station = station_for(tmp_path)
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    assert station.status.phase == "play"
+    swap(station, "s1", "s2", 3.0)  # Up 1 of the second tiki
+    for t in (3.3, 3.8, 4.5):
+        station.step(None, t)
+    assert len(station.accepted_log) == 1
+    store = EventStore(tmp_path / "tikiboard.db")
+    moves = [e.data["text"] for e in store.events(station.session.game_id, ("move",))]
+    assert moves == station.accepted_log
+
+
+def test_a_failing_store_refuses_to_confirm_then_recovers(tmp_path: Path) -> None:
+    station = station_for(tmp_path)
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    real_append = station.store.append
+
+    def full(*args: object, **kwargs: object) -> object:
+        raise StoreError("could not store: database or disk is full")
+
+    station.store.append = full  # type: ignore[method-assign,assignment]
+    swap(station, "s1", "s2", 3.0)
+    for t in (3.3, 3.8, 4.5):
+        station.step(None, t)
+    assert station.accepted_log == [] and "disk is full" in station.status.store_error
+    assert station.scene(4.5).phase == "error"
+    station.store.append = real_append  # type: ignore[method-assign]
+    for t in (5.0, 5.5, 6.0):
+        station.step(None, t)
+    assert len(station.accepted_log) == 1 and station.status.store_error == ""
+
+
+def test_an_unplugged_link_shows_offline_and_recovers(tmp_path: Path) -> None:
+    station = station_for(tmp_path)
+    lay_out(station, 1.0)
+    station.step(LinkStatus(2.0, False, "device vanished"), 2.0)
+    assert station.scene(2.0).phase == "offline"
+    assert station.last_screen is not None
+    station.step(LinkStatus(3.0, True, "up"), 3.0)
+    assert station.scene(3.0).phase != "offline"
+
+
+def test_game_over_ok_starts_a_new_game(tmp_path: Path) -> None:
+    station = station_for(tmp_path, "manami")
+    first = station.session.game_id
+    station.status.phase = "over"
+    station.step(ButtonPressed(1.0, "menu"), 1.0)
+    assert station.status.menu_game == "tactiki"
+    station.step(ButtonPressed(2.0, "ok"), 2.0)
+    assert station.session.game.name == "tactiki" and station.session.game_id != first
+    assert station.store.game(first).finished
+
+
+def test_outside_actions_undo_and_override(tmp_path: Path) -> None:
+    import asyncio
+
+    station = station_for(tmp_path)
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    swap(station, "s1", "s2", 3.0)
+    for t in (3.3, 3.8, 4.5):
+        station.step(None, t)
+    assert len(station.session.history) == 1
+    before = station.session.history[-1][0]
+    second = before.line[1]
+    result = asyncio.run(station.feed.act("override", text=f"up1 {second}"))
+    assert result["ok"]
+    data = json.dumps(station.feed.snapshot)
+    assert "up1" in data
+    asyncio.run(station.feed.act("undo"))
+    assert station.session.history == []
+
+
+def test_geometry_loader_reports_bad_files(tmp_path: Path) -> None:
+    from pi_app.board.geometry import GeometryError
+
+    bad = tmp_path / "b.json"
+    data = json.loads((Path(__file__).parent.parent / "hardware/boards/topple.json").read_text())
+    data["cells"][1]["reader"] = data["cells"][0]["reader"]
+    bad.write_text(json.dumps(data))
+    with pytest.raises(GeometryError, match=r"cells\[1\] \(s2\)\.reader: reader 0 is used twice"):
+        load_geometry(bad)
