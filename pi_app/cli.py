@@ -161,6 +161,58 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_register(args: argparse.Namespace) -> int:
+    """Register tags: put each named piece on any reader, one at a time."""
+    import queue as queue_module
+    import time
+
+    from pi_app.board.geometry import load_geometry
+    from pi_app.board.registrar import Registrar
+    from pi_app.board.registry import RegistryError, TagRegistry
+    from pi_app.hw.events import SensorEvent
+    from pi_app.hw.link import SerialLink
+    from pi_app.referee.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+        registry = TagRegistry.load(config.data_dir / "tags.json")
+    except (ConfigError, RegistryError) as exc:
+        return _fail(str(exc))
+    pieces = [p for p in args.piece for _ in range(args.count)]
+    registrar = Registrar(registry, pieces, replace=args.replace)
+    events: queue_module.Queue[object] = queue_module.Queue()
+    sim = None
+    device = config.sensors.device
+    if config.sensors.source == "sim":
+        from pi_app.hw.simfirmware import SimFirmware
+
+        geometry = load_geometry(config.station.game)
+        sim = SimFirmware(geometry.reader_count, geometry.presence_count).start()
+        device = sim.path
+    link = SerialLink(device, events.put, baudrate=config.sensors.baudrate).start()
+    deadline = time.monotonic() + args.timeout
+    try:
+        print(f"put {registrar.waiting_for} on any reader (tags file: {registry.path})")
+        while registrar.waiting_for is not None and time.monotonic() < deadline:
+            try:
+                event = events.get(timeout=0.5)
+            except queue_module.Empty:
+                continue
+            if isinstance(event, SensorEvent):
+                for message in registrar.feed(event):
+                    print(message)
+                if registrar.waiting_for is not None and registrar.done:
+                    print(f"put {registrar.waiting_for} on any reader")
+    finally:
+        link.stop()
+        if sim is not None:
+            sim.stop()
+    if registrar.waiting_for is not None:
+        return _fail(f"timed out waiting for {registrar.waiting_for}; "
+                     f"{len(registrar.done)} tag(s) registered")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tikiboard", description="Referee physical tiki board games.")
@@ -176,6 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="a TOML file; without it, the embedded defaults")
     p.add_argument("--print-config", action="store_true", help="print the documented defaults")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("register", help="teach the station which tag is on which piece")
+    p.add_argument("piece", nargs="+", help="piece names: Nani, p0, T3, action:up1, ...")
+    p.add_argument("--count", type=int, default=1, help="tags per piece (tokens: 8)")
+    p.add_argument("--config", help="the station's TOML file (sensors, data_dir)")
+    p.add_argument("--replace", action="store_true", help="re-register known tags")
+    p.add_argument("--timeout", type=float, default=300.0, help="give up after seconds")
+    p.set_defaults(func=cmd_register)
 
     p = sub.add_parser("export", help="write the station's games as records")
     p.add_argument("--db", required=True, help="the station database (DATA_DIR/tikiboard.db)")

@@ -101,19 +101,24 @@ def open_hardware(config: Config, geometry: Geometry, sink: Callable[[HwEvent], 
     return Hardware(link, leds, display, buttons, sim)
 
 
+#: Called after each step with the event, when it arrived (the link thread handed it over),
+#: when the step was done (LEDs written), and what the follower said: for the benchmark.
+StepProbe = Callable[[HwEvent | None, float, float, list[Any]], None]
+
+
 async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any = None,
                 on_ready: Callable[[Station, Hardware], None] | None = None,
-                feed: StationFeed | None = None) -> None:
+                feed: StationFeed | None = None, probe: StepProbe | None = None) -> None:
     """Run one station until ``stop`` is set (or SIGTERM/SIGINT)."""
     loop = asyncio.get_running_loop()
     stop = stop or asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    queue: asyncio.Queue[HwEvent] = asyncio.Queue()
+    queue: asyncio.Queue[tuple[float, HwEvent]] = asyncio.Queue()
 
     def sink(event: HwEvent) -> None:
-        loop.call_soon_threadsafe(queue.put_nowait, event)
+        loop.call_soon_threadsafe(queue.put_nowait, (time.perf_counter(), event))
 
     store = EventStore(config.data_dir / "tikiboard.db")
     unfinished = store.unfinished()
@@ -131,7 +136,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
                  station.session.game_id, len(station.session.history))
         if on_ready is not None:
             on_ready(station, hardware)
-        await _loop(station, queue, stop)
+        await _loop(station, queue, stop, probe)
     finally:
         sdnotify.notify("STOPPING=1")
         for task in tasks:
@@ -140,7 +145,8 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
         store.close()
 
 
-async def _loop(station: Station, queue: asyncio.Queue[HwEvent], stop: asyncio.Event) -> None:
+async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
+                stop: asyncio.Event, probe: StepProbe | None = None) -> None:
     watchdog = _watchdog_interval()
     next_ping = time.monotonic()
     stopping = asyncio.ensure_future(stop.wait())
@@ -160,13 +166,16 @@ async def _loop(station: Station, queue: asyncio.Queue[HwEvent], stop: asyncio.E
             getter = asyncio.ensure_future(queue.get())
             done, _ = await asyncio.wait({getter, stopping}, timeout=timeout,
                                          return_when=asyncio.FIRST_COMPLETED)
+            event: HwEvent | None = None
             if getter in done:
-                event: HwEvent | None = getter.result()
+                arrived, event = getter.result()
             else:
                 getter.cancel()
-                event = None
+                arrived = time.perf_counter()
             try:
-                station.step(event, time.monotonic())
+                outcomes = station.step(event, time.monotonic())
+                if probe is not None:
+                    probe(event, arrived, time.perf_counter(), outcomes)
             except Exception:  # never let one bad event stop the referee
                 log.exception("error handling %r", event)
             if watchdog and time.monotonic() >= next_ping:
