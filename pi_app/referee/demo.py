@@ -313,9 +313,9 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
 
 def picture(station: Station) -> Image.Image:
     """The board with its LEDs and the OLED screen as one picture (for the README)."""
-    from pi_app.referee.render_docs import draw_board
-
     from PIL import ImageDraw, ImageFont
+
+    from pi_app.referee.render_docs import draw_board
 
     board = draw_board(station.geometry, station.last_frame, size=360)
     screen = (station.last_screen or Image.new("1", (128, 64))).convert("RGB")
