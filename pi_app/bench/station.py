@@ -127,12 +127,19 @@ def _rss_mb(pid: int) -> float:
 
 
 def idle(seconds: float) -> dict[str, Any]:
-    """``tikiboard run`` on the simulated board, idle: CPU, memory, start to ready."""
+    """``tikiboard run`` idle, as on a Pi: the sensor board (simulated firmware over a pty)
+    runs in this process, like the Pico runs beside the Pi; the daemon is measured alone."""
+    from pi_app.board.geometry import load_geometry
+    from pi_app.hw.simfirmware import SimFirmware
+
     exe = shutil.which("tikiboard", path=str(Path(sys.executable).parent))
     cmd = [exe] if exe else [sys.executable, "-m", "pi_app"]
+    geometry = load_geometry("topple")
     with tempfile.TemporaryDirectory() as tmp:
+        sim = SimFirmware(geometry.reader_count, geometry.presence_count, link_dir=tmp).start()
         config = Path(tmp) / "idle.toml"
-        config.write_text(f'[station]\ndata_dir = "{tmp}"\n')
+        config.write_text(f'[station]\ndata_dir = "{tmp}"\n[sensors]\nsource = "serial"\n'
+                          f'device = "{sim.path}"\n')
         start = time.perf_counter()
         proc = subprocess.Popen([*cmd, "run", "--config", str(config)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -151,9 +158,9 @@ def idle(seconds: float) -> dict[str, Any]:
         finally:
             proc.terminate()
             proc.wait(10)
+            sim.stop()
     return {"cpu_percent": round(100 * (cpu1 - cpu0) / (t1 - t0), 2), "rss_mb": round(rss, 1),
-            "start_to_ready_s": round(ready, 3), "seconds": seconds,
-            "note": "simulated firmware runs inside the daemon here; on a Pi it is on the Pico"}
+            "start_to_ready_s": round(ready, 3), "seconds": seconds}
 
 
 def main(argv: list[str] | None = None) -> None:
