@@ -145,7 +145,8 @@ class Tracker:
                     kept.pop(uid, None)
         if cell.presence is not None and self._present.get(name, False):
             for uid in old - tags:
-                sticky[uid] = t + self.miss_grace
+                if self._home.get(uid, name) == name:  # not already read somewhere else
+                    sticky[uid] = t + self.miss_grace
         self.last_change = t
         return True
 
