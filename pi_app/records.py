@@ -125,7 +125,8 @@ def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
     """The record of a game: its set-up record with the station's play events applied.
 
     ``move`` appends, ``revise`` replaces the last move, ``takeback`` removes moves (never past
-    the start of a Topple round), ``deal`` starts a Topple round; other kinds are ignored.
+    the start of a Topple round), ``deal`` starts a Topple round, ``cards`` sets the current
+    Topple round's Secret Tiki cards; other kinds are ignored.
     """
     record: JSON = json.loads(json.dumps(setup))
     for kind, data in events:
@@ -140,4 +141,6 @@ def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
             del moves[max(0, len(moves) - int(data["plies"])):]
         elif kind == "deal":
             record.setdefault("rounds", []).append(dict(data["round"], moves=[]))
+        elif kind == "cards":  # the cards the players really drew, tapped before the round
+            record["rounds"][-1]["cards"] = [list(c) for c in data["cards"]]
     return record

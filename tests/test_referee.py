@@ -128,7 +128,7 @@ def test_a_read_only_database_is_a_store_error(tmp_path: Path) -> None:
 
 # -- the station, driven step by step ------------------------------------------------------------
 def station_for(tmp_path: Path, game: str = "topple") -> Station:
-    config = Config(station=replace(StationConfig(), game=game, seed=1,
+    config = Config(station=replace(StationConfig(), game=game, seed=1, topple_cards="deal",
                                     data_dir=str(tmp_path)))
     store = EventStore(tmp_path / "tikiboard.db")
     return Station(config, store, registry_for(game), clock=lambda: 0.0)
@@ -241,3 +241,38 @@ def test_geometry_loader_reports_bad_files(tmp_path: Path) -> None:
     bad.write_text(json.dumps(data))
     with pytest.raises(GeometryError, match=r"cells\[1\] \(s2\)\.reader: reader 0 is used twice"):
         load_geometry(bad)
+
+
+def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:
+    from pi_app.games.topple_deck import deck
+    from pi_app.sim.players import card_name
+
+    config = Config(station=replace(StationConfig(), game="topple", seed=1,
+                                    data_dir=str(tmp_path)))
+    store = EventStore(tmp_path / "tikiboard.db")
+    station = Station(config, store, registry_for("topple"), clock=lambda: 0.0)
+    assert station.status.cards == [] and "P1: tap" in station.status.message
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    # A move before every player has a card is not played.
+    swap(station, "s1", "s2", 3.0)
+    for t in (3.3, 3.8, 4.5):
+        station.step(None, t)
+    assert station.accepted_log == [] and station.scene(4.5).phase == "setup"
+    swap(station, "s1", "s2", 5.0)  # put back
+    pad = station.geometry.cell("card").reader
+    assert pad is not None
+    mine, yours = deck()[7], deck()[19]
+    for t, card in ((6.0, mine), (7.0, yours)):
+        uid = station.registry.uids_of(card_name(card))[0]
+        station.step(TagsSeen(t, pad, frozenset({uid})), t)
+        station.step(TagsSeen(t + 0.5, pad, frozenset()), t + 0.5)
+    assert station.status.cards is None
+    assert station.session.state.table.cards == (mine, yours)
+    record = station.session.export()
+    assert record["rounds"][0]["cards"] == [list(mine), list(yours)]
+    assert replay(record).state == station.session.state
+    # Resumed after a restart, the round does not ask again.
+    again = Station(config, EventStore(tmp_path / "tikiboard.db"), registry_for("topple"),
+                    clock=lambda: 0.0)
+    assert again.status.cards is None and again.session.state == station.session.state

@@ -119,6 +119,7 @@ def test_no_confirmed_move_is_lost_across_fifty_kills(tmp_path: Path) -> None:
 board = "kill"
 game = "topple"
 seed = 3
+topple_cards = "deal"
 data_dir = "{data}"
 [sensors]
 source = "serial"

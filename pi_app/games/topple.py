@@ -491,6 +491,27 @@ def expected_first(state: ToppleState, seats: tuple[int, ...]) -> int:
     return candidate
 
 
+def with_cards(state: ToppleState, cards: Sequence[tuple[str, str, str]]) -> ToppleState:
+    """The same round start with the Secret Tiki cards the players really drew, in seat order.
+
+    At a real table the players draw their cards from the deck and tap them on the card pad;
+    the station learns them then, before the round's first card is played.
+    """
+    table = state.table
+    if state.turn is None or any(state.opened):
+        raise IllegalMove("The Secret Tiki cards are set before the round's first card.")
+    if len(cards) != len(table.seats):
+        raise IllegalMove(f"{len(table.seats)} players need {len(table.seats)} Secret Tiki cards")
+    by_seat: list[tuple[str, str, str] | None] = [None] * table.players
+    for seat, card in zip(table.seats, cards, strict=True):
+        by_seat[seat] = _card(list(card))
+    new_table = Table(table.players, table.rounds, table.round, table.seats, table.first,
+                      tuple(by_seat), table.totals, table.round_scores, table.topple_bottom,
+                      frozenset(cards) | (table.dealt - frozenset(
+                          c for c in table.cards if c is not None)))
+    return ToppleState(new_table, state.line, state.hands, state.opened, state.turn)
+
+
 def start_round(state: ToppleState, setup: RoundSetup) -> ToppleState:
     """The position at the start of the next round, after checking that it may start."""
     table = state.table

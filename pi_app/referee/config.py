@@ -24,6 +24,8 @@ game = "topple"              # the game a new session starts with: topple, manam
 players = 2                  # Tiki Topple: 2 to 4 (the other games are for two)
 data_dir = "~/.local/state/tikiboard"  # the game database and the tag registry live here
 seed = -1                    # random deals: -1 draws a fresh seed each game
+topple_cards = "tap"         # Tiki Topple: "tap" = players draw Secret Tiki cards and tap them
+                             # on the card pad before each round; "deal" = the station deals
 
 [sensors]
 source = "sim"               # "serial": the sensor board on `device`; "sim": simulated firmware
@@ -77,6 +79,7 @@ class Station:
     players: int = 2
     data_dir: str = "~/.local/state/tikiboard"
     seed: int = -1
+    topple_cards: str = "tap"
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ class Config:
 #: Allowed values of the keys that take one of a few words.
 CHOICES = {
     ("station", "game"): GAME_NAMES,
+    ("station", "topple_cards"): ("tap", "deal"),
     ("sensors", "source"): ("serial", "sim"),
     ("leds", "driver"): ("neopixel", "neopixel_spi", "mock"),
     ("display", "driver"): ("ssd1306", "sh1106", "mock"),

@@ -238,6 +238,21 @@ class DemoPlayers:
             await self.players.press("ok")
         await self.wait_for(lambda: station.session.state == earlier, 3.0)
 
+    async def tap_cards(self) -> None:
+        """Tiki Topple: each player draws a Secret Tiki card and taps it on the card pad."""
+        from pi_app.games.topple_deck import deck
+        from pi_app.sim.players import card_name
+
+        station = self.station
+        drawn = self.rng.sample(list(deck()), 4)
+        for card in drawn:
+            if station.status.cards is None:
+                return
+            await self.players.change({"card": (card_name(card),)})
+            await asyncio.sleep(0.3)
+            await self.players.change({"card": ()})
+            await asyncio.sleep(0.2)
+
     async def play(self, max_turns: int, on_turn: Any = None) -> None:
         station = self.station
         game = station.session.game
@@ -247,6 +262,9 @@ class DemoPlayers:
             state = station.session.state
             if game.is_over(state):
                 break
+            if station.status.cards is not None:
+                await self.tap_cards()
+                continue
             if station.status.phase == "setup":  # a new round: lay out the new line by hand
                 await self.settle_board()
                 await self.wait_for(lambda: station.status.phase == "play", 6.0)

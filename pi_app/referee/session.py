@@ -86,6 +86,12 @@ class Session:
         self._advance("deal", event.data, state)
         return event
 
+    def cards_tapped(self, cards: Sequence[tuple[str, str, str]], state: Any) -> Event:
+        """The Secret Tiki cards the players drew (Topple), before the round's first card."""
+        event = self.store.append(self.game_id, "cards", {"cards": [list(c) for c in cards]})
+        self._advance("cards", event.data, state)
+        return event
+
     def note(self, kind: str, data: JSON) -> Event:
         """Anything else worth keeping for the feed and the logs (prompts, mismatches)."""
         return self.store.append(self.game_id, kind, data)

@@ -66,6 +66,9 @@ class Status:
     confirmed_at: float = -1e9
     last_move: str = ""
     takeback: tuple[str, ...] = ()
+    cards: list[tuple[str, str, str]] | None = None
+    """Tiki Topple with tapped cards: the Secret Tiki cards tapped so far this round (None
+    when no round waits for its cards)."""
     message: str = ""
     menu_game: str = ""
 
@@ -95,6 +98,7 @@ class Station:
         self.last_screen: Image.Image | None = None
         self._last_scene: fb.Scene | None = None
         self._register_actions()
+        self._await_cards_if_due()
         # A restart between a move and what follows it (the next Topple deal, the result):
         # finish that step now, from the stored position.
         self._after_move(self.clock())
@@ -180,6 +184,8 @@ class Station:
             return []
         outcomes = self.follower.tick(now) if event is None else self.follower.feed(event, now)
         self._handle(outcomes, now)
+        if self.status.cards is not None:
+            self._read_cards(now)
         return outcomes
 
     def _handle(self, outcomes: list[Outcome], now: float) -> None:
@@ -218,6 +224,10 @@ class Station:
 
     def _moved(self, outcome: MoveAccepted, now: float) -> None:
         before = self.session.state
+        if self.status.cards is not None:  # no card is played before every player has one
+            self.follower.reset(before, list(self.session.history))
+            self._card_message()
+            return
         try:
             self.session.moved(outcome.text, outcome.player, outcome.state)
         except StoreError as exc:
@@ -255,6 +265,7 @@ class Station:
             self.follower.reset(new_state)
             self.status.phase = "setup"
             self.status.message = "new round: set up the line"
+            self._await_cards_if_due()
 
     def _persist(self, write: Callable[[], Event], now: float) -> None:
         try:
@@ -288,6 +299,55 @@ class Station:
             return True
         return False
 
+    # -- Tiki Topple: the players' own Secret Tiki cards ------------------------------------------
+    def _await_cards_if_due(self) -> None:
+        """At a round's start, wait for each player to tap the Secret Tiki card they drew."""
+        if (self.session.game.name != "topple" or self.config.station.topple_cards != "tap"
+                or self.session.game.to_move(self.session.state) is None
+                or any(self.session.state.opened)):
+            return
+        if self._round_cards_tapped():
+            return
+        self.status.cards = []
+        self._card_message()
+
+    def _round_cards_tapped(self) -> bool:
+        """True when this round's cards were tapped already (a resumed game)."""
+        for event in reversed(self.store.events(self.session.game_id, ("deal", "cards"))):
+            return event.kind == "cards"
+        return False
+
+    def _card_message(self) -> None:
+        cards = self.status.cards or []
+        seats = self.session.state.table.seats
+        self.status.message = (f"P{seats[len(cards)] + 1}: tap your Secret Tiki card "
+                               "on the card pad")
+
+    def _read_cards(self, now: float) -> None:
+        """A new Secret Tiki card on the pad is the next player's; all in: the round starts."""
+        from pi_app.games.topple import with_cards
+
+        cards = self.status.cards
+        if cards is None:
+            return
+        observation = self.follower.tracker.observation(now)
+        for cell in self.geometry.names("pad"):
+            for piece in observation.pieces.get(cell, ()):
+                if not piece.startswith("card:"):
+                    continue
+                card = tuple(piece.removeprefix("card:").split("/"))
+                if len(card) == 3 and card not in cards:
+                    cards.append((card[0], card[1], card[2]))
+        seats = self.session.state.table.seats
+        if len(cards) < len(seats):
+            self._card_message()
+            return
+        state = with_cards(self.session.state, cards[:len(seats)])
+        self._persist(partial(self.session.cards_tapped, cards[:len(seats)], state), now)
+        self.follower.reset(state, list(self.session.history))
+        self.status.cards = None
+        self.status.message = ""
+
     def new_game(self, game_name: str, now: float | None = None) -> None:
         """Close the current game (abandoned if unfinished) and start ``game_name``."""
         now = self.clock() if now is None else now
@@ -295,12 +355,13 @@ class Station:
             self.store.abandon(self.session.game_id)
         self.session = self._start(game_name)
         self.follower = self._new_follower()
+        self._await_cards_if_due()
         self.render(now)
 
     # -- output ----------------------------------------------------------------------------------
     def scene(self, now: float) -> fb.Scene:
         game, state, status = self.session.game, self.session.state, self.status
-        phase = status.phase
+        phase = "setup" if status.cards is not None else status.phase
         if not status.link_up:
             phase = "offline"
         elif status.store_error:

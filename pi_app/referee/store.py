@@ -19,6 +19,8 @@ events of one game from 1. ``published`` marks what the MQTT publisher has hande
   of this one
 * ``takeback``  ``{"plies": 2}``
 * ``deal``      ``{"round": {...}}`` a new Topple round as its record object (no moves)
+* ``cards``     ``{"cards": [[9, 5, 2 tikis], ...]}`` the Secret Tiki cards the players tapped,
+  in seat order, before the round's first card
 * ``result``    ``{"scores": [...], "winners": [...]}`` (the game is over)
 * anything else (``prompt``, ``mismatch``, ``in_sync``, ``note``) is kept for the feed and logs,
   and ignored when a game is rebuilt.
@@ -62,7 +64,7 @@ CREATE INDEX IF NOT EXISTS events_unpublished ON events(published, id);
 """
 
 #: Event kinds that change the position (the rest are kept for the feed and logs).
-PLAY_KINDS = ("move", "revise", "takeback", "deal", "result")
+PLAY_KINDS = ("move", "revise", "takeback", "deal", "cards", "result")
 
 
 class StoreError(RuntimeError):

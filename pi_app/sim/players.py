@@ -11,10 +11,17 @@ from pi_app.games import get_game
 ACTION_CARDS = ("action:up1", "action:up2", "action:up3", "action:topple", "action:toast")
 
 
+def card_name(card: tuple[str, str, str]) -> str:
+    """The registry name of a Secret Tiki card's tag: ``card:Hookipa/Lokahi/Nani``."""
+    return "card:" + "/".join(card)
+
+
 def registry_for(game_name: str, salt: int = 0) -> TagRegistry:
     """Made-up UIDs for every piece of ``game_name`` (and Topple's action cards)."""
     game = get_game(game_name)
     names = game.pieces(game.new_game(random.Random(0)))
     if game_name == "topple":
-        names += list(ACTION_CARDS)
+        from pi_app.games.topple_deck import deck
+
+        names += list(ACTION_CARDS) + [card_name(c) for c in deck()]
     return TagRegistry.synthetic(names, salt=salt)
