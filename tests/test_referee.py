@@ -276,3 +276,51 @@ def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:
     again = Station(config, EventStore(tmp_path / "tikiboard.db"), registry_for("topple"),
                     clock=lambda: 0.0)
     assert again.status.cards is None and again.session.state == station.session.state
+
+
+def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> None:
+    config = Config(station=replace(StationConfig(), game="tactiki", seed=1,
+                                    data_dir=str(tmp_path)))
+    store = EventStore(tmp_path / "tikiboard.db")
+    station = Station(config, store, registry_for("tactiki"), clock=lambda: 0.0)
+    assert station.status.reading is not None and station.scene(0.0).phase == "setup"
+    chosen = {"a1": [5, 3], "b1": [1, 4], "c1": [2, 2], "d1": [3, 5], "e1": [4, 1],
+              "a5": [1, 2], "b5": [3, 4], "c5": [5, 5], "d5": [2, 3], "e5": [4, 1]}
+    geometry = station.geometry
+    used: set[str] = set()
+    t = 1.0
+    for field_name, ranks in chosen.items():
+        owner = "T" if field_name.endswith("1") else "C"
+        cell = geometry.cell(field_name)
+        assert cell.reader is not None and cell.presence is not None
+        on_field: set[str] = set()
+        for rank in ranks:  # bottom first: put down one after the other
+            uid = next(u for u in station.registry.uids_of(f"{owner}{rank}") if u not in used)
+            used.add(uid)
+            on_field.add(uid)
+            station.step(TagsSeen(t, cell.reader, frozenset(on_field)), t)
+            station.step(PresenceChanged(t, cell.presence, True), t)
+            t += 0.3
+    assert station.status.reading is not None  # complete, but hands may still be on it
+    station.step(None, t + 1.5)
+    assert station.status.reading is None
+    record = station.session.export()
+    assert record["setup"] == chosen and record["moves"] == []
+    assert station.store.game(1).finished  # the placeholder game was set aside
+    assert replay(record).state == station.session.state
+
+
+def test_stack_order_follows_arrival_and_removal() -> None:
+    from pi_app.referee.setup_reader import StackOrder, tactiki_setup
+
+    order = StackOrder()
+    order.update({"a1": ("T5",)}, ["a1"])
+    order.update({"a1": ("T3", "T5")}, ["a1"])
+    assert order.order["a1"] == ["T5", "T3"]
+    order.update({"a1": ("T3",)}, ["a1"])  # the 5 taken off again
+    order.update({"a1": ("T3", "T5")}, ["a1"])
+    assert order.order["a1"] == ["T3", "T5"]
+    record, why = tactiki_setup(order, {})
+    assert record is None and "ten start fields" in why
+    order.update({"c3": ("C2",)}, ["c3"])
+    assert "start rows" in tactiki_setup(order, {})[1]

@@ -26,6 +26,8 @@ data_dir = "~/.local/state/tikiboard"  # the game database and the tag registry 
 seed = -1                    # random deals: -1 draws a fresh seed each game
 topple_cards = "tap"         # Tiki Topple: "tap" = players draw Secret Tiki cards and tap them
                              # on the card pad before each round; "deal" = the station deals
+tactiki_setup = "players"    # TacTiki: "players" = the players stack their own pieces and the
+                             # station reads them (bottom = put down first); "deal" = random
 
 [sensors]
 source = "sim"               # "serial": the sensor board on `device`; "sim": simulated firmware
@@ -80,6 +82,7 @@ class Station:
     data_dir: str = "~/.local/state/tikiboard"
     seed: int = -1
     topple_cards: str = "tap"
+    tactiki_setup: str = "players"
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ class Config:
 CHOICES = {
     ("station", "game"): GAME_NAMES,
     ("station", "topple_cards"): ("tap", "deal"),
+    ("station", "tactiki_setup"): ("players", "deal"),
     ("sensors", "source"): ("serial", "sim"),
     ("leds", "driver"): ("neopixel", "neopixel_spi", "mock"),
     ("display", "driver"): ("ssd1306", "sh1106", "mock"),

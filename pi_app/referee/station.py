@@ -66,6 +66,9 @@ class Status:
     confirmed_at: float = -1e9
     last_move: str = ""
     takeback: tuple[str, ...] = ()
+    reading: Any = None
+    """TacTiki with the players' own set-up: the arrival order being read (a StackOrder), or
+    None when no set-up is being read."""
     cards: list[tuple[str, str, str]] | None = None
     """Tiki Topple with tapped cards: the Secret Tiki cards tapped so far this round (None
     when no round waits for its cards)."""
@@ -99,6 +102,7 @@ class Station:
         self._last_scene: fb.Scene | None = None
         self._register_actions()
         self._await_cards_if_due()
+        self._read_setup_if_due()
         # A restart between a move and what follows it (the next Topple deal, the result):
         # finish that step now, from the stored position.
         self._after_move(self.clock())
@@ -186,6 +190,8 @@ class Station:
         self._handle(outcomes, now)
         if self.status.cards is not None:
             self._read_cards(now)
+        if self.status.reading is not None:
+            self._read_setup(now)
         return outcomes
 
     def _handle(self, outcomes: list[Outcome], now: float) -> None:
@@ -210,6 +216,8 @@ class Station:
             elif isinstance(outcome, PromptCleared):
                 self.status.prompt = None
             elif isinstance(outcome, Guidance):
+                if self.status.reading is not None:
+                    continue  # the players' own set-up: nothing to guide them towards
                 self.status.guidance = outcome
                 self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes]})
             elif isinstance(outcome, InSync):
@@ -224,9 +232,8 @@ class Station:
 
     def _moved(self, outcome: MoveAccepted, now: float) -> None:
         before = self.session.state
-        if self.status.cards is not None:  # no card is played before every player has one
+        if self._blocked():  # no move before every card is tapped and the set-up is read
             self.follower.reset(before, list(self.session.history))
-            self._card_message()
             return
         try:
             self.session.moved(outcome.text, outcome.player, outcome.state)
@@ -299,6 +306,46 @@ class Station:
             return True
         return False
 
+    # -- TacTiki: the players' own set-up --------------------------------------------------------
+    def _read_setup_if_due(self) -> None:
+        """Before a TacTiki game's first move, read the stacks the players build."""
+        from pi_app.referee.setup_reader import StackOrder
+
+        if (self.session.game.name != "tactiki" or self.config.station.tactiki_setup != "players"
+                or self.session.moves()
+                or self.store.events(self.session.game_id, ("setup_read",))):
+            return
+        self.status.reading = StackOrder()
+        self.status.message = "Stack your pieces: two on each of your start fields"
+
+    def _read_setup(self, now: float) -> None:
+        from pi_app.referee.setup_reader import start_state, tactiki_setup
+
+        order = self.status.reading
+        observation = self.follower.tracker.observation(now)
+        order.update(observation.pieces, self.follower.cells)
+        options = self.session.record.get("options", {})
+        record, why = tactiki_setup(order, options)
+        if record is None:
+            self.status.message = why
+            return
+        if now - self.follower.tracker.last_change < 1.0 or not observation.complete:
+            self.status.message = "set-up complete: hands off the board"
+            return
+        state = start_state(record)
+        self.store.abandon(self.session.game_id)
+        self.session = Session.new(self.store, "tactiki", state=state,
+                                   board=self.config.station.board)
+        self._note("setup_read", {"setup": record["setup"]})
+        self.follower.reset(state)
+        self.status.reading = None
+        self.status.message = ""
+        self.status.phase = "play"
+
+    def _blocked(self) -> bool:
+        """True while no move may be played: cards to tap, or a set-up being read."""
+        return self.status.cards is not None or self.status.reading is not None
+
     # -- Tiki Topple: the players' own Secret Tiki cards ------------------------------------------
     def _await_cards_if_due(self) -> None:
         """At a round's start, wait for each player to tap the Secret Tiki card they drew."""
@@ -356,19 +403,20 @@ class Station:
         self.session = self._start(game_name)
         self.follower = self._new_follower()
         self._await_cards_if_due()
+        self._read_setup_if_due()
         self.render(now)
 
     # -- output ----------------------------------------------------------------------------------
     def scene(self, now: float) -> fb.Scene:
         game, state, status = self.session.game, self.session.state, self.status
-        phase = "setup" if status.cards is not None else status.phase
+        phase = "setup" if self._blocked() else status.phase
         if not status.link_up:
             phase = "offline"
         elif status.store_error:
             phase = "error"
         elif status.prompt is not None and phase == "play":
             phase = "prompt"
-        guidance = status.guidance
+        guidance = None if status.reading is not None else status.guidance
         prompt_cells: tuple[str, ...] = ()
         if status.prompt is not None:
             if status.prompt.kind == "takeback" and status.prompt.plies:
