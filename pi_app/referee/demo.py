@@ -257,7 +257,8 @@ class DemoPlayers:
         station = self.station
         game = station.session.game
         self.players.lay_out(game.expected_view(station.session.state))
-        await self.wait_for(lambda: station.status.phase == "play", 6.0)
+        await self.wait_for(lambda: station.status.phase == "play" and not station.blocked(),
+                            6.0)
         for _ in range(max_turns):
             state = station.session.state
             if game.is_over(state):

@@ -223,16 +223,16 @@ class Station:
             elif isinstance(outcome, InSync):
                 self.status.guidance = None
                 self.status.takeback = ()
-                if self.status.phase == "setup":
+                if self.status.phase == "setup" and not self.blocked():
                     self.status.phase = "play"
-        if self.status.phase == "setup" and self.follower.decide(now).verdict.value \
-                == "unchanged":
+        if self.status.phase == "setup" and not self.blocked() and \
+                self.follower.decide(now).verdict.value == "unchanged":
             self.status.phase = "play"
             self.status.guidance = None
 
     def _moved(self, outcome: MoveAccepted, now: float) -> None:
         before = self.session.state
-        if self._blocked():  # no move before every card is tapped and the set-up is read
+        if self.blocked():  # no move before every card is tapped and the set-up is read
             self.follower.reset(before, list(self.session.history))
             return
         try:
@@ -342,7 +342,7 @@ class Station:
         self.status.message = ""
         self.status.phase = "play"
 
-    def _blocked(self) -> bool:
+    def blocked(self) -> bool:
         """True while no move may be played: cards to tap, or a set-up being read."""
         return self.status.cards is not None or self.status.reading is not None
 
@@ -409,7 +409,7 @@ class Station:
     # -- output ----------------------------------------------------------------------------------
     def scene(self, now: float) -> fb.Scene:
         game, state, status = self.session.game, self.session.state, self.status
-        phase = "setup" if self._blocked() else status.phase
+        phase = "setup" if self.blocked() else status.phase
         if not status.link_up:
             phase = "offline"
         elif status.store_error:
