@@ -199,6 +199,23 @@ class DemoPlayers:
             await self.players.change(final)
         self.players.stats.moves += 1
         self.players.stats.made.append(text)
+        await self.wait_for(lambda: self._holds(intended), 3.0)
+        if self._holds(intended):
+            self.players.stats.followed += 1
+        else:
+            self.players.stats.lost += 1
+            await self.settle_board()  # the players put the board right, as guided
+
+    def _holds(self, intended: Any) -> bool:
+        """The station holds ``intended``, or a position it reached by itself from there (a
+        forced pass, the next Topple round dealt)."""
+        station, game = self.station, self.station.session.game
+        if station.session.state == intended:
+            return True
+        history = station.session.history
+        return any(before == intended for before, _ in history[-2:]) or (
+            game.name == "topple" and game.to_move(intended) is None
+            and station.session.state.table.round > intended.table.round)
 
     async def illegal_move(self) -> None:
         """Put a piece where no rule allows, wait to be told, put it back."""

@@ -32,6 +32,10 @@ class LiveStats:
     answers: int = 0
     presses: int = 0
     fixes: int = 0
+    followed: int = 0
+    """Moves after which the station held exactly the position the players meant."""
+    lost: int = 0
+    """Moves after which it did not (missed, or a phantom in its place); the soak's target: 0."""
     made: list[str] = field(default_factory=list)
 
 
