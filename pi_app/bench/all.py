@@ -22,6 +22,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "engines": (["--seconds", "3"], ["--seconds", "0.5"]),
     "accuracy": (["--moves", "2000"], ["--moves", "150"]),
     "hardware": (["--seconds", "2"], ["--seconds", "0.3"]),
+    "fuzz_link": (["--frames", "1000000"], ["--frames", "50000"]),
     "station": (["--moves", "30", "--idle-seconds", "30"], ["--moves", "6", "--idle-seconds",
                                                            "3"]),
     "tournament": (["--seconds", "20"], ["--seconds", "4", "--stations", "16"]),
