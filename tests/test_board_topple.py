@@ -194,3 +194,37 @@ def test_decision_time_is_a_lookup() -> None:
     assert position.by_placement and position.transit
     observation = rig.follower.observation(rig.now)
     assert position.classify(observation).verdict is Verdict.UNCHANGED
+
+
+@pytest.mark.parametrize("jump", [3600.0, -3600.0])
+def test_a_jumping_sensor_clock_neither_freezes_nor_fires_the_timers(jump: float) -> None:
+    """Events stamped an hour ahead of, or behind, the host's clock are handled on time."""
+    from dataclasses import replace as dc_replace
+
+    rig = Rig("topple", start())
+    nui = rig.follower.state.line.index("Nui")
+    assert nui == 3
+    actions = []
+    rig.hands.pace = (0.2, 0.2)
+    from pi_app.sim.hands import Action
+
+    board = rig.board
+    uid_nui = board.cells["s4"][0]
+    uid_eepo = board.cells["s3"][0]
+    t = rig.now
+    for action in (Action(t + 0.2, uid_nui, "s4", False), Action(t + 0.4, uid_eepo, "s3", False),
+                   Action(t + 0.6, uid_eepo, "s4", True), Action(t + 0.8, uid_nui, "s3", True)):
+        board.apply(action)
+        actions.append(action)
+    events = [dc_replace(e, t=e.t + jump) for e in rig.sensors.run(actions)]
+    start_of = rig.now
+    out = []
+    for event in events:
+        real = event.t - jump
+        rig.wait_until(real)
+        rig.now = real
+        out += rig.follower.handle(event, real)
+    out += rig.wait_until(rig.now + 3.0)
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["up1 Nui"]
+    assert accepted[0].t - start_of < 2.0

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pi_app.board.geometry import Geometry
@@ -49,6 +49,8 @@ from pi_app.hw.events import ButtonPressed, SensorEvent
 
 #: How many earlier positions a takeback can return to.
 TAKEBACK_DEPTH = 12
+#: Oldest a sensor event's own time may be (seconds before it is handled) and still be used.
+MAX_EVENT_AGE = 2.0
 #: Timers fire at exactly ``last change + settle``; float sums may land a hair short of it.
 _EPSILON = 1e-6
 
@@ -230,9 +232,17 @@ class Follower:
 
     # -- input -----------------------------------------------------------------------------------
     def feed(self, event: SensorEvent, now: float) -> list[Outcome]:
-        """Take one event at time ``now``."""
+        """Take one event at time ``now``.
+
+        The event's own time (the sensor's clock, mapped to the host's) is trusted only while it
+        is plausible: a clock that jumps (a board that rebooted, a mapping that drifted) must
+        not freeze the settle timers or fire them all at once, so a time later than ``now`` or
+        more than :data:`MAX_EVENT_AGE` earlier is replaced by ``now``.
+        """
         if isinstance(event, ButtonPressed):
             return self.press(event.button, now)
+        if not now - MAX_EVENT_AGE <= event.t <= now:
+            event = replace(event, t=now)
         self.tracker.feed(event)
         return self.tick(now)
 
