@@ -1,7 +1,10 @@
 #!/bin/sh
 # All set-up for a fresh Debian or Raspberry Pi OS machine, and nothing else:
-#   - the system packages the project and its tests need (python3-venv), via apt when missing;
-#   - a virtual environment in .venv with the project and its test tools.
+#   - the system packages the project and its tests need, via apt when missing: python3-venv;
+#     mosquitto, chromium, chromium-driver, openssl and systemd for the test suite's real broker,
+#     browser, TLS certificates and unit checks;
+#   - a virtual environment in .venv with the project and its test tools (and the `pi` extra
+#     on a Raspberry Pi).
 # Safe to run again: it only installs what is missing or changed (pyproject.toml's hash).
 set -eu
 cd "$(dirname "$0")/.."
