@@ -444,7 +444,11 @@ class Follower:
         self.history.pop()
         self.history.append((previous.state, option.text))
         self._moved_to(option.state)
-        self._previous = None
+        # The revised move may itself be a moment of a longer one (a hand hovering over the
+        # wrong field on its way): it stays revisable from the same position.
+        self._previous = (previous, replace(
+            option, lifts_only=option.lifts_only or accepted.lifts_only,
+            extendable=option.extendable or accepted.extendable), when)
         self._follow_up = option.placement if option.has_follow_up else None
         return [MoveRevised(now, accepted.text, option.text, option.state)]
 
