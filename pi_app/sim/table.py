@@ -330,10 +330,17 @@ class SimTable:
             return
         self.stats.illegal_made += 1
         before = len(self.outcomes)
+        state_before = self.follower.state
+        history_before = list(self.follower.history)
         self._move_by_hand({c: tuple(p) for c, p in trial.items()})
         if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
             self.stats.illegal_reported += 1
         self._settle_back()
+        if self.follower.state != state_before:
+            # The illegal placement was taken for a move (or a revision of the last one):
+            # a move nobody made. Count it, and go on from what the players really have.
+            self.stats.phantom += 1
+            self.follower.reset(state_before, history_before)
 
     def play_takeback(self) -> None:
         """Put the board back one move and confirm the takeback."""
