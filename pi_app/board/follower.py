@@ -146,7 +146,7 @@ class Follower:
     settle_long: float = 0.7
     settle_removal: float = 1.5
     grace: float = 1.2
-    revise_window: float = 6.0
+    revise_window: float = 2.5
     history: list[tuple[Any, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 
@@ -422,6 +422,12 @@ class Follower:
         if now - when > self.revise_window:
             self._previous = None
             return []
+        if accepted.lifts_only and quiet >= self.settle and _came_back(
+                previous.here, self.position.here, observation):
+            # A piece the last move took off the board is back on it: it was only held in a
+            # hand (a Toast that was not one, a fight's loser lifted too early). Undo the move.
+            self._previous = None
+            return self._take_back(1, now)
         decision = previous.classify(observation)
         if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.settle and (
                 accepted.extendable or accepted.lifts_only):
@@ -485,6 +491,18 @@ class Follower:
         self._asking = None
         self._follow_up = None
         self._previous = None
+
+
+def _came_back(before: ViewKey, after: ViewKey, observation: Observation) -> bool:
+    """True when a piece that went off the board between ``before`` and ``after`` is seen on
+    the board again."""
+    gone = Counter(p for _, cell in before for p in cell) - Counter(
+        p for _, cell in after for p in cell)
+    if not gone:
+        return False
+    seen = Counter(p for pieces in observation.pieces.values() for p in pieces)
+    expected = Counter(p for _, cell in after for p in cell)
+    return bool((seen - expected) & gone)
 
 
 def _only_additions(before: ViewKey, after: ViewKey) -> bool:
