@@ -149,13 +149,13 @@ class Game(abc.ABC, Generic[S, M]):
     def record_segments(self, record: JSON) -> list[Segment[S]]:
         """Split a record into set-ups and moves; raises :class:`RecordError` when malformed."""
 
+    @abc.abstractmethod
     def setup_record(self, state: S) -> JSON:
         """A record with no moves whose set-up is ``state``, a game's starting position.
 
         ``replay`` of it gives back ``state``: the station writes its games this way, then
         appends the moves.
         """
-        raise NotImplementedError(f"{self.name}: set-up records are not written yet")
 
     # -- set-up ----------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -186,10 +186,10 @@ class Game(abc.ABC, Generic[S, M]):
     def describe(self, state: S) -> str:
         """A few lines of plain text that show the position to a person (CLI, logs)."""
 
+    @abc.abstractmethod
     def pieces(self, state: S) -> list[str]:
         """Every physical piece of this game as ``expected_view`` names it, one entry per piece
         (interchangeable tokens repeat): what the tag registry must cover."""
-        raise NotImplementedError(f"{self.name}: the piece list is not written yet")
 
     def apply_text(self, state: S, text: str) -> S:
         """Parse and apply one move text."""

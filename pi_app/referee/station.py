@@ -100,6 +100,7 @@ class Station:
         self.last_frame: list[tuple[int, int, int]] = []
         self.last_screen: Image.Image | None = None
         self._last_scene: fb.Scene | None = None
+        self._player_names: tuple[int, tuple[str, ...]] | None = None
         self._register_actions()
         self._await_cards_if_due()
         self._read_setup_if_due()
@@ -288,9 +289,8 @@ class Station:
             self.status.store_error = str(exc)
 
     def _store_failed(self, why: str, now: float) -> None:
-        log.error("storage: %s", why)
+        log.error("storage: %s (at %.3f)", why, now)
         self.status.store_error = why
-        del now
 
     # -- buttons that belong to the station, not the game ----------------------------------------
     def _button_for_station(self, button: str, now: float) -> bool:
@@ -429,7 +429,7 @@ class Station:
                 prompt_cells = fb.option_cells(game, state, status.prompt.options)
         return fb.Scene(
             game=game.name, title=game.title, phase=phase,
-            players=tuple(self.store.game(self.session.game_id).players),
+            players=self._players(),
             to_move=game.to_move(state), scores=tuple(game.scores(state)),
             winners=game.winners(state), confirmed=status.confirmed,
             confirmed_at=status.confirmed_at, last_move=status.last_move,
@@ -453,6 +453,15 @@ class Station:
                 self.display.show(self.last_screen)
             self.feed.update(self.snapshot(scene))
 
+    def _players(self) -> tuple[str, ...]:
+        """The players' names, read from the store once per game (not on every redraw)."""
+        cached = self._player_names
+        if cached is None or cached[0] != self.session.game_id:
+            cached = (self.session.game_id,
+                      tuple(self.store.game(self.session.game_id).players))
+            self._player_names = cached
+        return cached[1]
+
     def next_frame_change(self, now: float) -> float | None:
         """When the LEDs next change by themselves (a blink edge), or None."""
         scene = self._last_scene or self.scene(now)
@@ -465,7 +474,7 @@ class Station:
         prompt = scene.prompt
         return {
             "game": game.name, "title": game.title, "game_id": self.session.game_id,
-            "players": self.store.game(self.session.game_id).players,
+            "players": list(self._players()),
             "status": scene.phase, "to_move": scene.to_move, "scores": list(scene.scores),
             "winners": None if scene.winners is None else list(scene.winners),
             "moves": moves, "record": record,
