@@ -6,7 +6,7 @@ from typing import Any
 
 from rig import Rig
 
-from pi_app.board.follower import Guidance, InSync
+from pi_app.board.follower import Guidance, InSync, MoveRevised
 from pi_app.records import replay
 
 VILLAGES = {"a1": 1, "b1": 0, "c1": 1, "a2": -1, "b2": 2, "c2": 1, "a3": 0, "b3": 1, "c3": 0}
@@ -128,6 +128,22 @@ def test_second_step_before_the_fight_is_tidied_is_guided_after() -> None:
         ("remove", "C2", "b4")]
     out = rig.act(("lift", "C2", "b4"))
     assert any(isinstance(o, InSync) for o in out)
+
+
+def test_a_turn_chosen_by_button_is_never_revised_by_the_board() -> None:
+    """A turn that leaves the board as it was (out and back) is chosen with the buttons. A
+    wrong move after it that happens to look like another turn of the same player must be
+    shown as a mismatch, not rewrite the turn the player chose."""
+    rig = Rig("tactiki", tactiki([]))
+    prompt = Rig.prompts(rig.press("ok"))[-1]
+    assert prompt.kind == "decision" and prompt.options
+    out = rig.press("ok")
+    assert Rig.accepted(out) == [prompt.options[0]]
+    # TAC to move; TIKI's 2 is carried two fields (a turn TIKI could have made instead).
+    out = rig.act(("lift", "T2", "c1"), ("put", "T2", "c3"), linger=3.0)
+    assert not any(isinstance(o, MoveRevised) for o in out) and Rig.accepted(out) == []
+    assert [str(f) for f in Rig.guidance(out)[-1].fixes] == ["move T2 from c3 to c1"]
+    assert [t for _, t in rig.follower.history] == [prompt.options[0]]
 
 
 def test_reincarnation_is_seen_by_its_tag() -> None:

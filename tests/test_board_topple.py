@@ -121,6 +121,20 @@ def test_a_toast_taken_mid_topple_is_revised() -> None:
     assert [t for _, t in rig.follower.history][-1] == "topple Nani"
 
 
+def test_a_toast_whose_tiki_comes_back_is_undone_without_a_question() -> None:
+    """A tiki held in a hand longer than the Toast wait (say while a mismatch is put right)
+    reads as a Toast; when it lands back on its slot, the Toast is undone by itself: the
+    board shows the position before it, and that is no takeback for the players to confirm."""
+    before = start(["up1 Kapu", "up1 Eepo"])
+    rig = Rig("topple", before)
+    out = rig.act(("lift", "Huhu", "s9"), linger=2.0)
+    assert Rig.accepted(out) == ["toast"]
+    out = rig.act(("put", "Huhu", "s9"))
+    assert any(isinstance(o, TakenBack) and o.plies == 1 for o in out)
+    assert Rig.prompts(out) == [] and Rig.accepted(out) == []
+    assert rig.follower.history == [] and rig.follower.state == before
+
+
 def test_two_move_takeback_with_confirmation() -> None:
     rig = Rig("topple", start())
     rig.play("up3 Lokahi")

@@ -364,6 +364,9 @@ class Follower:
                 out.append(self._prompt(now))
             return out
         if verdict is Verdict.TAKEBACK:
+            undone = self._came_back_undo(observation, quiet, now)
+            if undone:
+                return out + undone
             if quiet >= self.settle:
                 self._asking = _Asking("takeback", key, plies=decision.plies)
                 out.append(self._prompt(now))
@@ -422,12 +425,9 @@ class Follower:
         if now - when > self.revise_window:
             self._previous = None
             return []
-        if accepted.lifts_only and quiet >= self.settle and _came_back(
-                previous.here, self.position.here, observation):
-            # A piece the last move took off the board is back on it: it was only held in a
-            # hand (a Toast that was not one, a fight's loser lifted too early). Undo the move.
-            self._previous = None
-            return self._take_back(1, now)
+        undone = self._came_back_undo(observation, quiet, now)
+        if undone:
+            return undone
         decision = previous.classify(observation)
         if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.settle and (
                 accepted.extendable or accepted.lifts_only):
@@ -458,11 +458,29 @@ class Follower:
         self._follow_up = option.placement if option.has_follow_up else None
         return [MoveRevised(now, accepted.text, option.text, option.state)]
 
+    def _came_back_undo(self, observation: Observation, quiet: float,
+                        now: float) -> list[Outcome]:
+        """Undo the last move when a piece it took off the board is back on it: the piece
+        was only held in a hand (a Toast that was not one, a fight's loser lifted too early,
+        a piece carried while a mismatch was put right). The board may then show the position
+        before the move exactly, which would otherwise read as a takeback to confirm."""
+        if self._previous is None:
+            return []
+        previous, accepted, when = self._previous
+        if now - when > self.revise_window or not accepted.lifts_only or quiet < self.settle \
+                or not _came_back(previous.here, self.position.here, observation):
+            return []
+        self._previous = None
+        return self._take_back(1, now)
+
     # -- changing the position -------------------------------------------------------------------
     def _accept(self, option: Option, now: float, quiet: float = 0.0,
                 how: str = "asked") -> list[Outcome]:
         player = self.game.to_move(self.state)
-        self._previous = (self.position, option, now)
+        # Only what the board alone decided may be revised by the board; a move the players
+        # chose by button or card, or the only one there was, stands.
+        self._previous = (self.position, option, now) if how in ("at once", "settled") \
+            else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None

@@ -106,8 +106,9 @@ class Position:
         for after, (text, move) in chosen.items():
             placement = view_key(game.placement_view(state, move), cells)
             final = view_key(game.expected_view(after), cells)
-            lifts_only = all(Counter(p) <= Counter(h) for (_, p), (_, h)
-                             in zip(placement, here, strict=True) if p != h)
+            lifts_only = placement != here and all(
+                Counter(p) <= Counter(h) for (_, p), (_, h)
+                in zip(placement, here, strict=True) if p != h)
             option = Option(move, text, after, placement, final, lifts_only=lifts_only)
             position.by_placement.setdefault(placement, []).append(option)
             if final != placement:
