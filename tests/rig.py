@@ -74,7 +74,9 @@ class Rig:
 
     def act(self, *steps: tuple[str, str, str | None], gap: float = 0.2,
             linger: float = 3.0) -> list[Outcome]:
-        """Explicit steps: ("lift", piece, cell) or ("put", piece, cell or None)."""
+        """Explicit steps: ("lift", piece, cell), ("put", piece, cell or None) or ("hover",
+        piece, cell): held above the cell, read by its reader but off its presence sensor (a
+        later "lift" takes it away again)."""
         actions: list[Action] = []
         t = self.now
         for verb, piece, cell in steps:
@@ -86,16 +88,17 @@ class Rig:
                 action = Action(t, uid, cell, put=False)
             else:
                 uid = self._in_hand(piece, actions)
-                action = Action(t, uid, cell, put=True)
+                action = Action(t, uid, cell, put=True, hover=verb == "hover")
             self.board.apply(action)
             actions.append(action)
         return self.deliver(self.sensors.run(actions), linger)
 
     def _in_hand(self, piece: str, actions: list[Action]) -> str:
-        lifted = [a.uid for a in actions if not a.put and self.board.name(a.uid) == piece]
-        placed = {a.uid for a in actions if a.put}
-        for uid in lifted:
-            if uid not in placed:
+        last: dict[str, bool] = {}  # uid -> put by its latest action
+        for action in actions:
+            last[action.uid] = action.put
+        for uid, put in last.items():
+            if not put and self.board.name(uid) == piece:
                 return uid
         return self.board.off_board(piece)[0]
 

@@ -14,8 +14,9 @@ Reported per game:
   per accepted move while the players reach for the next piece;
 * ``rest_to_accept_s``: simulated seconds from the last piece coming to rest to acceptance, for
   moves accepted without a question: ``at once`` (a clear, finished move: target two scan
-  periods, plus the board's ``settle_min``) and ``settled`` (moves that are also the middle of
-  another move, or only lift pieces off, wait on purpose).
+  periods), ``rested`` (clear, but a piece arrived on a stack, where a piece carried over it
+  looks the same for a moment: the board's ``settle_min``) and ``settled`` (moves that are also
+  the middle of another move, or only lift pieces off, wait on purpose).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
     decisions = [d * 1000 for d in total.decision_seconds]
     pairs = list(zip(total.accept_latency, total.accept_how, strict=True))
     at_once = [x for x, how in pairs if how == "at once"]
+    rested = [x for x, how in pairs if how == "rested"]
     settled = [x for x, how in pairs if how == "settled"]
     scan = geometry.scan_period
     return {
@@ -101,6 +103,9 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
                                    / max(len(total.accept_how), 1), 3),
             "at_once_p50": round(percentile(at_once, 50), 3),
             "at_once_p99": round(percentile(at_once, 99), 3),
+            "rested_share": round(len(rested) / max(len(pairs), 1), 3),
+            "rested_p50": round(percentile(rested, 50), 3),
+            "rested_p99": round(percentile(rested, 99), 3),
             "settled_p50": round(percentile(settled, 50), 3),
             "settled_p99": round(percentile(settled, 99), 3),
         },

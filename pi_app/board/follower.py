@@ -7,9 +7,11 @@ each accepted move before it confirms it, and renders the outcomes on LEDs and s
 
 Timing (all in seconds, passed in by the caller; nothing here reads a clock):
 
-* ``settle_min``: how long even a clear, finished move must stay still before it is accepted.
-  Zero for boards whose readers report a lifted piece at once; a fraction of a scan period
-  where a piece carried over a stack may be read there on its way (TacTiki).
+* ``settle_min``: how long a clear, finished move must stay still before it is accepted when
+  a piece carried over a cell would look the same for a moment: the reader reads a piece a few
+  centimetres up, and only a presence sensor that was open (an empty cell) tells a piece lying
+  there from one passing over (``Geometry.presence_on_contact``). So a piece arriving on an
+  empty cell is accepted at once, one arriving on a stack after ``settle_min``.
 * ``settle``: how long a picture must stay still before an ambiguous, incomplete or possibly
   unfinished move is accepted or asked about. A complete, unambiguous, finished move does not
   wait at all.
@@ -65,8 +67,10 @@ class MoveAccepted:
     since_rest: float
     """Seconds from the board's last change to the acceptance (the settle cost)."""
     how: str = "at once"
-    """``at once`` (clear and finished), ``settled`` (after resting: incomplete picture, or
-    the middle of another move), ``asked`` (a question was answered) or ``forced``."""
+    """``at once`` (clear and finished), ``rested`` (clear, but a piece carried over a stack
+    looks the same for a moment: after ``settle_min``), ``settled`` (after resting: incomplete
+    picture, or the middle of another move), ``asked`` (a question was answered) or
+    ``forced``."""
 
 
 @dataclass(frozen=True)
@@ -350,8 +354,11 @@ class Follower:
                 out += self._guide("mismatch", observation, key, now)
             return out
         if verdict is Verdict.MOVE:
+            option = decision.options[0]
+            if not self._may_hover(option):
+                return out + self._accept(option, now, quiet, "at once")
             if quiet >= self._settle_min:
-                return out + self._accept(decision.options[0], now, quiet, "at once")
+                return out + self._accept(option, now, quiet, "rested")
             return out
         if verdict is Verdict.SETTLING:
             option = decision.options[0]
@@ -409,6 +416,21 @@ class Follower:
                 if piece.startswith("action:"):
                     out += self.choose(piece.removeprefix("action:"), now)
                     return
+
+    def _may_hover(self, option: Option) -> bool:
+        """True when the picture could be a piece held above a cell on its way elsewhere: a
+        cell gains a piece, and its presence sensor cannot tell a piece lying there from one
+        carried over it, because it has none or a piece already lay there. (A presence sensor
+        closes only with a piece on the board, while the reader reads it centimetres up.)"""
+        if self._settle_min <= 0:
+            return False
+        if not self.geometry.presence_on_contact:
+            return True
+        for (name, after), (_, before) in zip(option.placement, self.position.here, strict=True):
+            if after != before and Counter(after) - Counter(before) and (
+                    before or self.geometry.cell(name).presence is None):
+                return True
+        return False
 
     def _rest_needed(self, option: Option) -> float:
         """How long the board must rest before ``option`` is accepted without asking."""
@@ -479,7 +501,7 @@ class Follower:
         player = self.game.to_move(self.state)
         # Only what the board alone decided may be revised by the board; a move the players
         # chose by button or card, or the only one there was, stands.
-        self._previous = (self.position, option, now) if how in ("at once", "settled") \
+        self._previous = (self.position, option, now) if how in ("at once", "rested", "settled") \
             else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)

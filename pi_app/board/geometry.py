@@ -54,8 +54,13 @@ class Geometry:
     scan_period: float = 0.05
     """Seconds for the firmware to scan every reader once (firmware/PROTOCOL.md)."""
     settle_min: float = 0.0
-    """Seconds even a clear move must rest before it is accepted (a piece carried over a
-    stack may be read there on its way; 0 where that cannot happen)."""
+    """Seconds a clear move must rest before it is accepted when a piece carried over a cell
+    could look the same for a moment (0 where that cannot happen)."""
+    presence_on_contact: bool = True
+    """The presence sensors close only with a piece lying on the cell, not with one carried
+    above it (hardware/README.md, "Presence sensors"): a piece arriving on an empty cell is
+    then accepted at once, and only one arriving on a stack waits ``settle_min``. False:
+    every clear move waits ``settle_min``."""
 
     @cached_property
     def _by_name(self) -> dict[str, Cell]:
@@ -188,12 +193,16 @@ def parse_geometry(data: Any, source: str = "geometry") -> Geometry:
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 5:
             raise fail(key, "must be a number of seconds from 0 to 5")
         timing[key] = float(value)
+    contact = data.get("presence_on_contact", True)
+    if not isinstance(contact, bool):
+        raise fail("presence_on_contact", "must be true or false")
     return Geometry(
         game=data["game"], title=data["title"],
         size_mm=_pair(data.get("size_mm"), fail, "size_mm"),
         reader_chip=str(data.get("reader_chip", "")),
         cells=tuple(cells), status_leds=status,
         scan_period=timing["scan_period_s"], settle_min=timing["settle_min_s"],
+        presence_on_contact=contact,
     )
 
 

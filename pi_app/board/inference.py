@@ -97,32 +97,32 @@ class Position:
         cells = tuple(cells)
         here = view_key(game.expected_view(state), cells)
         position = cls(game, state, cells, here)
-        chosen: dict[Any, tuple[str, Any]] = {}  # resulting state -> (canonical text, move)
-        for move in game.legal_moves(state):
+        # Moves that reach the same position (same key) are one option; each distinct way
+        # of making it by hand adds its picture (TacTiki: stepping the other copy of a rank).
+        groups: dict[Any, list[tuple[Any, Any]]] = {}
+        for move in game.ways(state):
             after = game.apply(state, move)
-            text = game.move_text(state, move)
-            if after not in chosen or text < chosen[after][0]:
-                chosen[after] = (text, move)
-        for after, (text, move) in chosen.items():
-            placement = view_key(game.placement_view(state, move), cells)
+            groups.setdefault(game.position_key(after), []).append((move, after))
+        for members in groups.values():
+            chosen: dict[Any, str] = {}  # each exact result's canonical text
+            for move, after in members:
+                if after not in chosen:
+                    chosen[after] = game.move_text(state, move)
+            text, after = min((t, a) for a, t in chosen.items())
+            move = game.parse_move(state, text)
             final = view_key(game.expected_view(after), cells)
-            lifts_only = placement != here and all(
-                Counter(p) <= Counter(h) for (_, p), (_, h)
-                in zip(placement, here, strict=True) if p != h)
-            option = Option(move, text, after, placement, final, lifts_only=lifts_only)
-            position.by_placement.setdefault(placement, []).append(option)
-            if final != placement:
-                # The follow-up may be done before the hand leaves the board. Pieces that are
-                # gone may also just be in a hand, so this picture waits like a removal.
-                position.by_placement.setdefault(final, []).append(
-                    replace(option, lifts_only=True))
-            keys = [view_key(view, cells) for view in game.transit_views(state, move)]
-            for key in keys:
-                if key not in (here, placement):
-                    position.transit.setdefault(key, []).append(option)
-            for untidy, tidied in pairwise(keys):
-                if untidy != tidied and _only_removes(untidy, tidied):
-                    position.tidy[untidy] = tidied
+            seen: dict[ViewKey, Option] = {}
+            for way, _ in members:
+                placement = view_key(game.placement_view(state, way), cells)
+                option = seen.get(placement) or position._add(
+                    Option(move, text, after, placement, final), seen)
+                keys = [view_key(view, cells) for view in game.transit_views(state, way)]
+                for key in keys:
+                    if key not in (here, placement):
+                        position.transit.setdefault(key, []).append(option)
+                for untidy, tidied in pairwise(keys):
+                    if untidy != tidied and _only_removes(untidy, tidied):
+                        position.tidy[untidy] = tidied
         for placement, options in position.by_placement.items():
             if placement in position.transit:
                 options[:] = [replace(o, extendable=True) for o in options]
@@ -131,6 +131,22 @@ class Position:
             if key != here:
                 position.earlier.setdefault(key, plies)
         return position
+
+    def _add(self, option: Option, seen: dict[ViewKey, Option]) -> Option:
+        """Register a legal move's picture (and its tidied picture, when the rules demand a
+        follow-up) under ``seen``, the pictures of its group so far."""
+        here, placement, final = self.here, option.placement, option.final
+        option = replace(option, lifts_only=placement != here and all(
+            Counter(p) <= Counter(h) for (_, p), (_, h) in zip(placement, here, strict=True)
+            if p != h))
+        seen[placement] = option
+        self.by_placement.setdefault(placement, []).append(option)
+        if final != placement and final not in seen:
+            # The follow-up may be done before the hand leaves the board. Pieces that are gone
+            # may also just be in a hand, so this picture waits like a removal.
+            seen[final] = replace(option, lifts_only=True)
+            self.by_placement.setdefault(final, []).append(seen[final])
+        return option
 
     def classify(self, observation: Observation) -> Decision:
         """The verdict on one picture of the board."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -112,6 +112,21 @@ class Game(abc.ABC, Generic[S, M]):
     @abc.abstractmethod
     def move_text(self, state: S, move: M) -> str:
         """The canonical record text of ``move`` in ``state``."""
+
+    def ways(self, state: S) -> list[M]:
+        """Every legal move, including each different way of making the same one by hand
+        (an engine's :meth:`legal_moves` may keep one move per result). Move inference needs
+        every picture a legal move can leave on the board. The default is :meth:`legal_moves`.
+        """
+        return self.legal_moves(state)
+
+    def position_key(self, state: S) -> Hashable:
+        """What the rules can tell apart: two states with the same key are the same position
+        for every rule and every sensor (TacTiki's two 3s of a player are interchangeable, so
+        which copy stands where is no difference). Move inference groups moves by it: one move
+        must not look like another merely because it moved the other copy. The default is the
+        state itself."""
+        return state
 
     # -- serialisation ---------------------------------------------------------------------------
     @abc.abstractmethod

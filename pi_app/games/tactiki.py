@@ -31,7 +31,7 @@ Turns
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple, TypeAlias
@@ -572,6 +572,23 @@ class TacTikiGame(Game[TacState, Move]):
     def legal_moves(self, state: TacState) -> list[Move]:
         return list(self._turn_table(state).values())
 
+    def ways(self, state: TacState) -> list[Move]:
+        """Every legal turn step by step: two turns that reach the same position by different
+        steps leave different pictures on the board before the fight's losers go off."""
+        if state.winner is not None or state.draw:
+            return []
+        player, opts = state.player, state.options
+        duels, strict, attack_frozen = opts.tables.duel, opts.strict_statue, opts.attack_frozen
+        out: list[Move] = []
+        for first in _step_list(state.columns, player, attack_frozen):
+            cols = list(state.columns)
+            graves = (list(state.graves[0]), list(state.graves[1]))
+            _, _, won = _step(cols, graves, state.revealed, *first, duels, strict)
+            seconds = [] if won else _step_list(cols, player, attack_frozen)
+            out += [Steps((first, second)) for second in seconds] or [Steps((first,))]
+        out += _reincarnations(state)
+        return out or [PASS]
+
     def _turn_table(self, state: TacState) -> dict[Any, Move]:
         """Every legal turn keyed by its resulting position, each under its canonical text (R12):
         fewest steps, then the alphabetically first text. The last table is kept: move
@@ -899,6 +916,19 @@ class TacTikiGame(Game[TacState, Move]):
         the tag registry names tags by owner and rank. :meth:`piece_ids` has the engine's ids.
         """
         return state.options.tables.sense(state.columns)
+
+    def position_key(self, state: TacState) -> Hashable:
+        """The state with copies of a rank unnamed: each piece as owner, rank and whether its
+        rank is revealed, where it stands (R9 follows the piece, not the copy)."""
+        sensed = state.options.tables.sensed
+        revealed = state.revealed
+
+        def named(p: int) -> tuple[str, bool]:
+            return sensed[p], bool(revealed & _BIT[p])
+
+        return (tuple(tuple(named(p) for p in col) for col in state.columns),
+                tuple(tuple(sorted(named(p) for p in grave)) for grave in state.graves),
+                state.player, state.quiet, state.winner, state.draw, state.options)
 
     def piece_ids(self, state: TacState) -> dict[str, tuple[str, ...]]:
         """Field name -> the engine's piece ids (``T3a``), bottom first, for all 25 fields."""

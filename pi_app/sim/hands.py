@@ -29,13 +29,17 @@ class Action:
     """At time ``t``, ``uid`` is lifted from (``put`` False) or put on (``put`` True) ``cell``.
 
     ``cell`` None is the table beside the board (reserve, graveyard, the box). A presence-only
-    piece (the shaman) has ``uid`` equal to its piece name.
+    piece (the shaman) has ``uid`` equal to its piece name. ``hover``: the piece is held above
+    the cell, not resting on it: within the reader's range (NFC reads a few centimetres up)
+    but out of the presence sensor's, which closes only with the piece on the board
+    (``hardware/README.md``, presence sensors).
     """
 
     t: float
     uid: str
     cell: str | None
     put: bool
+    hover: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class Noise:
     knock: float = 0.0      # per move: a neighbouring piece is knocked off and put back
     swap_style: float = 0.0  # per move: go through the engine's waypoints (bubbling swaps)
     slide_dwell: tuple[float, float] = (0.05, 0.3)  # seconds on the neighbour when sliding
+    hover: bool = False  # a slide carries the piece above the neighbour instead of along it
 
     @classmethod
     def clean(cls) -> Noise:
@@ -58,7 +63,8 @@ class Noise:
         so a "slide" is the hand passing over a neighbouring cell for a moment; otherwise
         pieces slide in a groove past the next slot (Tiki Topple)."""
         dwell = (0.02, 0.1) if carried else (0.05, 0.3)
-        return cls(slide=0.15, hesitate=0.1, knock=0.05, swap_style=0.3, slide_dwell=dwell)
+        return cls(slide=0.15, hesitate=0.1, knock=0.05, swap_style=0.3, slide_dwell=dwell,
+                   hover=carried)
 
 
 @dataclass
@@ -68,10 +74,16 @@ class PhysicalBoard:
     geometry: Geometry
     registry: TagRegistry
     cells: dict[str, list[str]] = field(default_factory=dict)
+    hovering: set[str] = field(default_factory=set)
+    """UIDs held above a cell (read by its reader, not resting on its presence sensor)."""
 
     def __post_init__(self) -> None:
         for cell in self.geometry.cells:
             self.cells.setdefault(cell.name, [])
+
+    def resting(self, cell: str) -> bool:
+        """True when a piece lies on ``cell`` (what its presence sensor says)."""
+        return any(uid not in self.hovering for uid in self.cells[cell])
 
     def pieces(self, cell: str) -> tuple[str, ...]:
         return tuple(sorted(self.name(uid) for uid in self.cells[cell]))
@@ -94,8 +106,11 @@ class PhysicalBoard:
         stack = self.cells[action.cell]
         if action.put:
             stack.append(action.uid)
+            if action.hover:
+                self.hovering.add(action.uid)
         elif action.uid in stack:
             stack.remove(action.uid)
+            self.hovering.discard(action.uid)
 
     def set_view(self, view: View) -> None:
         """Lay the pieces of ``view`` out directly (the set-up before a scenario)."""
@@ -215,14 +230,16 @@ class Hands:
 
     def _slide(self, board: PhysicalBoard, uid: str, dest: str, t: float,
                actions: list[Action]) -> float:
-        """The piece rests a moment on a neighbour of ``dest`` before arriving."""
+        """The piece passes a neighbour of ``dest`` before arriving: it rests there a moment
+        (slid along the board), or is carried above it (``Noise.hover``)."""
         neighbours = _neighbours(board.geometry, dest)
         if not neighbours:
             return t
         over = self.rng.choice(neighbours)
-        t = self._emit(board, Action(t, uid, over, put=True), actions)
+        hover = self.noise.hover
+        t = self._emit(board, Action(t, uid, over, put=True, hover=hover), actions)
         t += self.rng.uniform(*self.noise.slide_dwell)
-        t = self._emit(board, Action(t, uid, over, put=False), actions)
+        t = self._emit(board, Action(t, uid, over, put=False, hover=hover), actions)
         return t + self.rng.uniform(0.02, 0.1)
 
     def _knock(self, board: PhysicalBoard, t: float, actions: list[Action]) -> float:

@@ -67,7 +67,7 @@ class LivePlayers:
         if cell.reader is not None:
             self.sim.set_tags(cell.reader, [u for u in uids if u != cell.presence_piece])
         if cell.presence is not None:
-            self.sim.set_presence(cell.presence, bool(uids))
+            self.sim.set_presence(cell.presence, self.board.resting(cell_name))
 
     async def change(self, target: View, waypoints: list[View] | None = None) -> None:
         """Bring the board to ``target`` by hand, in real time, action by action."""

@@ -5,7 +5,8 @@ round-robin, one every ``scan_period / readers`` seconds; a new tag is reported 
 that reads it; a tag is reported gone only after ``absent_after`` scans in a row miss it; presence
 sensors are debounced for ``presence_debounce`` seconds. Noise on top: each tag of a stack may be
 missed by a scan (``miss``, more likely the higher the stack), and a presence contact may chatter
-(``flicker``) when a piece lands or leaves.
+(``flicker``) when a piece lands or leaves. A piece carried above a cell (``Action.hover``) is
+read there but leaves its presence sensor open.
 
 Scanning only happens while something is going on (from an action until ``quiet_after`` seconds
 after it, and on until every reader reports what lies on its cell): the model skips idle
@@ -38,6 +39,7 @@ class SensorModel:
     _reported: dict[int, frozenset[str]] = field(default_factory=dict)
     _misses: dict[tuple[int, str], int] = field(default_factory=dict)
     _present: dict[int, bool] = field(default_factory=dict)
+    _hovering: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         for cell in self.geometry.cells:
@@ -97,12 +99,15 @@ class SensorModel:
         if action.cell is None:
             return
         stack = self.cells[action.cell]
-        before = bool(stack)
+        before = self._resting(stack)
         if action.put:
             stack.append(action.uid)
+            if action.hover:
+                self._hovering.add(action.uid)
         elif action.uid in stack:
             stack.remove(action.uid)
-        after = bool(stack)
+            self._hovering.discard(action.uid)
+        after = self._resting(stack)
         cell = self.geometry.cell(action.cell)
         if cell.presence is None or before == after:
             return
@@ -113,6 +118,10 @@ class SensorModel:
             t += self.rng.uniform(0.02, 0.06)
         events.append(PresenceChanged(t, cell.presence, after))
         self._present[cell.presence] = after
+
+    def _resting(self, stack: list[str]) -> bool:
+        """What a presence sensor says: a piece lies there (a hovering one does not count)."""
+        return any(uid not in self._hovering for uid in stack)
 
     def _scan(self, cell: Cell, t: float, events: list[SensorEvent]) -> None:
         assert cell.reader is not None
