@@ -26,17 +26,21 @@ from typing import Any
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
 from pi_app.hw.faults import HwEvent
+from pi_app.referee import feedback as fb
 from pi_app.referee import sdnotify
 from pi_app.referee.config import Config
 from pi_app.referee.feed import StationFeed
 from pi_app.referee.station import Station
-from pi_app.referee.store import EventStore
+from pi_app.referee.store import EventStore, StoreError
 
 log = logging.getLogger(__name__)
 
 #: The fastest the LEDs are redrawn while something blinks or fades (frames only go out when
 #: they change; an idle board wakes the loop only for its timers).
 ANIMATION_HZ = 20
+#: Seconds between attempts to open a game database that would not open (a read-only or full
+#: SD card): the station waits, saying why, instead of exiting into a restart loop.
+STORE_RETRY_S = 2.0
 
 
 @dataclass
@@ -122,7 +126,9 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     def sink(event: HwEvent) -> None:
         loop.call_soon_threadsafe(queue.put_nowait, (time.perf_counter(), event))
 
-    store = EventStore(config.data_dir / "tikiboard.db")
+    store = await _open_store(config, stop)
+    if store is None:
+        return
     unfinished = store.unfinished()
     game_name = unfinished.game if unfinished is not None else config.station.game
     geometry = load_geometry(config.sensors.geometry or game_name)
@@ -185,6 +191,62 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
                 next_ping = time.monotonic() + watchdog
     finally:
         stopping.cancel()
+
+
+async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
+    """The game database. While it cannot be opened (the card is read-only or full), the
+    screen and the status LEDs say so, and it is tried again every :data:`STORE_RETRY_S`
+    until it opens (None when the daemon is stopped first). systemd hears READY with the
+    reason as STATUS, so it neither restarts the station in a loop nor kills it as stuck."""
+    path = config.data_dir / "tikiboard.db"
+    shown: Hardware | None = None
+    geometry: Geometry | None = None
+    watchdog = _watchdog_interval()
+    try:
+        while True:
+            try:
+                return EventStore(path)
+            except StoreError as exc:
+                why = str(exc)
+            if shown is None:
+                log.error("%s; the station says so and tries again every %.0f s", why,
+                          STORE_RETRY_S)
+                sdnotify.notify("READY=1\nSTATUS=" + why)
+                geometry = load_geometry(config.sensors.geometry or config.station.game)
+                shown = _open_feedback(config, geometry)
+            retry = time.monotonic() + STORE_RETRY_S
+            while time.monotonic() < retry and not stop.is_set():
+                assert geometry is not None
+                _show_store_error(shown, geometry, config, why)
+                if watchdog:
+                    sdnotify.notify("WATCHDOG=1")
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0 / ANIMATION_HZ)
+            if stop.is_set():
+                return None
+    finally:
+        if shown is not None:
+            shown.close()
+
+
+def _open_feedback(config: Config, geometry: Geometry) -> Hardware:
+    """The LEDs and the screen alone (nothing to referee without a database)."""
+    from pi_app.hw.display import open_display
+    from pi_app.hw.leds import open_strip
+    from pi_app.hw.pinmap import load_pinmap
+
+    pins = load_pinmap()
+    leds = open_strip(max(geometry.led_count, 1), pins.neopixel, config.leds.driver,
+                      brightness=config.leds.brightness)
+    return Hardware(link=None, leds=leds, display=open_display(pins.oled, config.display.driver),
+                    buttons=None)
+
+
+def _show_store_error(shown: Hardware, geometry: Geometry, config: Config, why: str) -> None:
+    scene = fb.Scene(phase="error", game=config.station.game, board=config.station.board,
+                     store_error=why)
+    shown.leds.show(fb.led_frame(scene, geometry, time.monotonic()))
+    shown.display.show(fb.screen(scene))
 
 
 def _watchdog_interval() -> float:

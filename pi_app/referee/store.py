@@ -107,13 +107,20 @@ class EventStore:
         try:
             if str(path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db = self._connect()
             self.db.executescript(SCHEMA)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the game database {path}: {exc}") from exc
+
+    #: SQLite found the database read-only: open it again before the next write.
+    _reopen = False
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA foreign_keys=ON")
+        return db
 
     def close(self) -> None:
         self.db.close()
@@ -121,6 +128,13 @@ class EventStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         try:
+            if self._reopen:
+                # A connection that opened the database on a read-only filesystem keeps its
+                # files read-only after the filesystem is made writable again, and SQLite
+                # shares them with any new connection of this process: close it first.
+                self.db.close()
+                self.db = self._connect()
+                self._reopen = False
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
@@ -129,6 +143,9 @@ class EventStore:
                 raise
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
+            code = getattr(exc, "sqlite_errorcode", None) or 0
+            if code & 0xFF == sqlite3.SQLITE_READONLY and str(self.path) != ":memory:":
+                self._reopen = True
             raise StoreError(f"could not store to {self.path}: {exc}") from exc
 
     # -- games -----------------------------------------------------------------------------------
