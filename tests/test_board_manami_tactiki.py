@@ -232,3 +232,40 @@ def test_presence_on_contact_must_be_true_or_false() -> None:
     data["presence_on_contact"] = "yes"
     with pytest.raises(GeometryError, match="presence_on_contact"):
         parse_geometry(data)
+
+
+#: A game (random play, seed 0) where TIKI's 5 on b3 can step onto TAC's 3 on c3 and back.
+HIT_AND_BACK = {
+    "setup": {"a1": [4, 5], "b1": [1, 3], "c1": [2, 3], "d1": [2, 1], "e1": [5, 4],
+              "a5": [5, 3], "b5": [5, 4], "c5": [1, 1], "d5": [4, 2], "e5": [2, 3]},
+    "moves": ["b1-c1 a1-b1", "e5-d5 d5-d4", "c1-c2 d1-e1", "c5-c4 e5-d5", "b1-a1 e1-e2",
+              "c5-d5 d4-e4", "c1-b1 e2-d2", "b5-b4 d5-c5", "d2-d3 d1-d2", "b4-a4 d5-e5",
+              "a1-a2 b1-b2", "a4-a3 c5-c4", "d2-c2 c2-c3", "b5-a5 c4-b4", "a2-a3 d3-e3",
+              "b4-c4 e4-e3", "c1-d1 c3-c4", "a5-b5 a5-a4", "a3-b3 c2-b2", "a4-a3 a3-b3",
+              "b2-b3 c4-c5", "d5-e5 e3-d3", "e1-d1 e1-d1", "d3-c3 d5-e5", "b2-c2 b3-c3",
+              "reincarnate 4 d5", "c3-d3 d1-c1", "a5-b5 d5-e5"]}
+
+
+def test_a_fight_the_board_does_not_show_is_declared_not_guessed() -> None:
+    """TIKI's 5 may step onto TAC's 3 and back: the board shows nothing but the 3 gone. A 3
+    lifted off the board and held looks the same, so that picture is no move: the player
+    declares such a turn with OK, and the station then guides the 3 off."""
+    result = replay({"game": "tactiki", **HIT_AND_BACK})
+    assert result.ok, result.error
+    state = result.state
+    rig = Rig("tactiki", state)
+    out = rig.act(("lift", "C3", "c3"), linger=3.0)
+    assert Rig.accepted(out) == []
+    assert [str(f) for f in Rig.guidance(out)[-1].fixes] == ["put C3 on c3"]
+    rig.act(("put", "C3", "c3"))
+    prompt = Rig.prompts(rig.press("ok"))[-1]
+    assert prompt.kind == "decision"
+    wanted = next(t for t in prompt.options
+                  if rig.game.expected_view(rig.game.apply_text(state, t))["c3"] == ())
+    for _ in range(prompt.options.index(wanted)):
+        rig.press("menu")
+    out = rig.press("ok")
+    assert Rig.accepted(out) == [wanted]
+    out += rig.wait_until(rig.now + 0.5)
+    follow = Rig.guidance(out, "follow_up")
+    assert follow and [str(f) for f in follow[-1].fixes] == ["remove C3 from c3"]

@@ -141,9 +141,11 @@ class Position:
             if p != h))
         seen[placement] = option
         self.by_placement.setdefault(placement, []).append(option)
-        if final != placement and final not in seen:
+        if final != placement and final not in seen and placement != here:
             # The follow-up may be done before the hand leaves the board. Pieces that are gone
-            # may also just be in a hand, so this picture waits like a removal.
+            # may also just be in a hand, so this picture waits like a removal. Not for a move
+            # the board does not show (a TacTiki piece that fights and steps back): the players
+            # declare it with OK first, or a piece merely lifted off would be taken for it.
             seen[final] = replace(option, lifts_only=True)
             self.by_placement.setdefault(final, []).append(seen[final])
         return option
