@@ -250,9 +250,7 @@ class SerialLink:
             try:
                 self._serve(port)
             except (serial.SerialException, OSError) as exc:
-                self.counters.disconnects += 1
-                log.warning("sensor link: %s lost: %s; reconnecting", self.path, _why(exc))
-                self._status(False, f"sensor board lost ({_why(exc)}); reconnecting")
+                self.lost(_why(exc))
             finally:
                 with self._write_lock:
                     self._port = None
@@ -261,6 +259,16 @@ class SerialLink:
         self._port = None
 
     def _serve(self, port: Port) -> None:
+        self.attach(port)
+        while not self._stop.is_set():
+            data = port.read(max(1, port.in_waiting))
+            self.receive(data, self.clock())
+
+    # The reader thread's three steps, public so that a caller without the thread (the long
+    # soak, which runs the firmware and the link in one thread on a virtual clock) drives
+    # exactly the code the thread runs.
+    def attach(self, port: Port) -> None:
+        """Start serving a freshly opened ``port``: flush it and begin the handshake."""
         self.counters.connects += 1
         self._decoder.reset()
         port.reset_input_buffer()
@@ -268,17 +276,25 @@ class SerialLink:
             self._port = port
         self.state = "handshake"
         self._hello()
-        while not self._stop.is_set():
-            data = port.read(max(1, port.in_waiting))
-            now = self.clock()
-            if data:
-                self.counters.bytes_rx += len(data)
-                for item in self._decoder.feed(data):
-                    if isinstance(item, FrameError):
-                        self._bad(item)
-                    else:
-                        self._frame(item, now)
-            self._timers(now)
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Handle ``data`` read at ``now`` (may be empty), then run the timers."""
+        if data:
+            self.counters.bytes_rx += len(data)
+            for item in self._decoder.feed(data):
+                if isinstance(item, FrameError):
+                    self._bad(item)
+                else:
+                    self._frame(item, now)
+        self._timers(now)
+
+    def lost(self, why: str) -> None:
+        """The port failed or vanished (USB unplugged): say so and forget it."""
+        self.counters.disconnects += 1
+        log.warning("sensor link: %s lost: %s; reconnecting", self.path, why)
+        self._status(False, f"sensor board lost ({why}); reconnecting")
+        with self._write_lock:
+            self._port = None
 
     def _timers(self, now: float) -> None:
         if self.state == "up" and now - self._last_frame > self.heartbeat_timeout:

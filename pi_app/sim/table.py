@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from pi_app.board.follower import (
     Follower,
@@ -37,7 +37,8 @@ from pi_app.board.geometry import Geometry
 from pi_app.board.registry import TagRegistry
 from pi_app.games.base import JSON, Game
 from pi_app.hw.events import ButtonPressed, SensorEvent
-from pi_app.sim.hands import Hands, Noise, PhysicalBoard
+from pi_app.hw.faults import HardwareFault, HwEvent
+from pi_app.sim.hands import Action, Hands, Noise, PhysicalBoard
 from pi_app.sim.sensors import SensorModel
 
 
@@ -94,22 +95,105 @@ class Rates:
 Listener = Callable[[SensorEvent | None, list[Outcome]], None]
 
 
+class Referee(Protocol):
+    """What the players play against: by default the follower itself (:class:`FollowerReferee`);
+    the long soak (``pi_app.bench.longsoak``) puts a whole station, store and all, behind it."""
+
+    @property
+    def follower(self) -> Follower:
+        """The follower deciding now (the players read its position to plan illegal moves)."""
+    @property
+    def state(self) -> Any:
+        """The position the referee holds (what the players check their moves against)."""
+    @property
+    def history(self) -> list[tuple[Any, str]]: ...
+    def feed(self, event: HwEvent, now: float) -> list[Outcome]: ...
+    def tick(self, now: float) -> list[Outcome]: ...
+    def prepare(self, now: float) -> list[Outcome]: ...
+    def choose(self, card: str, now: float) -> list[Outcome]: ...
+    def next_deadline(self, now: float) -> float | None: ...
+    def reset(self, state: Any, history: Sequence[tuple[Any, str]] = ()) -> None:
+        """Put the referee on ``state`` (a set-up, or the run kept going after a miss)."""
+    def place(self, event: HwEvent) -> None:
+        """An event of a set-up laid out at once (seen before play starts)."""
+    def start(self, now: float) -> list[Outcome]:
+        """The set-up is laid out: outcomes due before anything moves."""
+    def deal(self, state: Any, rng: random.Random) -> Any:
+        """The next Tiki Topple round after ``state`` (the referee may deal it itself)."""
+
+
+class Sensors(Protocol):
+    """What turns the hands' actions into sensor events: by default :class:`SensorModel`."""
+
+    def run(self, actions: Iterable[Action]) -> Iterable[HwEvent]: ...
+    def lay_out(self, cells: dict[str, list[str]], t: float) -> Iterable[HwEvent]: ...
+
+
+@dataclass
+class FollowerReferee:
+    """The follower alone, fed exactly as the station feeds it."""
+
+    follower: Follower
+
+    @property
+    def state(self) -> Any:
+        return self.follower.state
+
+    @property
+    def history(self) -> list[tuple[Any, str]]:
+        return self.follower.history
+
+    def feed(self, event: HwEvent, now: float) -> list[Outcome]:
+        if isinstance(event, HardwareFault):
+            return []  # the follower has no use for it (the station shows it)
+        return self.follower.feed(event, now)
+
+    def tick(self, now: float) -> list[Outcome]:
+        return self.follower.tick(now)
+
+    def prepare(self, now: float) -> list[Outcome]:
+        return self.follower.prepare(now)
+
+    def choose(self, card: str, now: float) -> list[Outcome]:
+        return self.follower.choose(card, now)
+
+    def next_deadline(self, now: float) -> float | None:
+        return self.follower.next_deadline(now)
+
+    def reset(self, state: Any, history: Sequence[tuple[Any, str]] = ()) -> None:
+        self.follower.reset(state, history)
+
+    def place(self, event: HwEvent) -> None:
+        assert not isinstance(event, HardwareFault)
+        self.follower.tracker.feed(event)
+
+    def start(self, now: float) -> list[Outcome]:
+        self.follower.tracker.poll(now)
+        return self.follower.start(now)
+
+    def deal(self, state: Any, rng: random.Random) -> Any:
+        return self.follower.game.deal(state, rng)
+
+
 class SimTable:
     """One board, one game, simulated players."""
 
     def __init__(self, game: Game[Any, Any], geometry: Geometry, registry: TagRegistry,
                  rng: random.Random, *, noise: Noise | None = None, rates: Rates | None = None,
                  miss: float = 0.0, flicker: float = 0.0, scan_period: float | None = None,
-                 state: Any = None, listener: Listener | None = None) -> None:
+                 state: Any = None, listener: Listener | None = None,
+                 referee: Referee | None = None, sensors: Sensors | None = None) -> None:
         self.game = game
         self.rng = rng
         self.rates = rates or Rates()
         self.state = state if state is not None else game.new_game(rng)
         self.board = PhysicalBoard(geometry, registry)
         self.hands = Hands(rng, noise)
-        self.sensors = SensorModel(geometry, rng, miss=miss, flicker=flicker,
-                                   scan_period=scan_period or geometry.scan_period)
-        self.follower = Follower(game, self.state, geometry, registry)
+        self.sensors: Sensors = sensors or SensorModel(
+            geometry, rng, miss=miss, flicker=flicker,
+            scan_period=scan_period or geometry.scan_period)
+        self.referee: Referee = referee or FollowerReferee(
+            Follower(game, self.state, geometry, registry))
         self.stats = TableStats()
         self.listener = listener
         self.now = 0.0
@@ -119,30 +203,35 @@ class SimTable:
         self._taking_back = False  # a takeback the players asked for is no revision
         self._lay_out(self.state)
 
+    @property
+    def follower(self) -> Follower:
+        """The follower deciding now (the referee's; a restarted station has a new one)."""
+        return self.referee.follower
+
     # -- the clock and the wire ------------------------------------------------------------------
-    def _deliver(self, events: list[SensorEvent]) -> None:
+    def _deliver(self, events: Iterable[HwEvent]) -> None:
         """Feed events in time order, ticking the follower at its deadlines in between."""
         for event in events:
             self._tick_until(event.t)
             self.now = max(self.now, event.t)
-            self._take(event, partial(self.follower.feed, event, self.now))
+            self._take(event, partial(self.referee.feed, event, self.now))
         self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
 
     def _tick_until(self, until: float) -> None:
         while True:
-            deadline = self.follower.next_deadline(self.now)
+            deadline = self.referee.next_deadline(self.now)
             if deadline is None or deadline > until:
                 return
             self.now = deadline
-            self._take(None, partial(self.follower.tick, self.now))
+            self._take(None, partial(self.referee.tick, self.now))
 
-    def _take(self, event: SensorEvent | None, call: Callable[[], list[Outcome]]) -> None:
+    def _take(self, event: HwEvent | None, call: Callable[[], list[Outcome]]) -> None:
         start = time.perf_counter()
         out = call()
         if event is not None:
             self.stats.decision_seconds.append(time.perf_counter() - start)
         # As the station does: confirm first, then get ready for the next move (untimed).
-        out += self.follower.prepare(self.now)
+        out += self.referee.prepare(self.now)
         self.outcomes += out
         for outcome in out:
             if isinstance(outcome, MoveAccepted):
@@ -161,26 +250,25 @@ class SimTable:
                 self.stats.mismatches_resolved += 1
                 self._mismatch_open = False
         if self.listener is not None:
-            self.listener(event, out)
+            self.listener(None if isinstance(event, HardwareFault) else event, out)
 
     def press(self, button: str) -> None:
         self.now += self.rng.uniform(0.3, 1.0)
         event = ButtonPressed(self.now, button)
-        self._take(event, partial(self.follower.feed, event, self.now))
+        self._take(event, partial(self.referee.feed, event, self.now))
 
     def _lay_out(self, state: Any) -> None:
         """Put the pieces of ``state`` on the board (a set-up), and tell the follower."""
         self.board.set_view(self.game.expected_view(state))
         self.now += 1.0
         cells = {name: list(uids) for name, uids in self.board.cells.items()}
-        self.follower.reset(state)
+        self.referee.reset(state)
         for event in self.sensors.lay_out(cells, self.now):
-            self.follower.tracker.feed(event)
-            if self.listener is not None:
+            self.referee.place(event)
+            if self.listener is not None and not isinstance(event, HardwareFault):
                 self.listener(event, [])
-        self.follower.tracker.poll(self.now + 1.0)
         self.now += 1.0
-        self.outcomes += self.follower.start(self.now)
+        self.outcomes += self.referee.start(self.now)
 
     # -- players ---------------------------------------------------------------------------------
     def _move_by_hand(self, target: Mapping[str, tuple[str, ...]],
@@ -192,7 +280,7 @@ class SimTable:
 
     def play_move(self, move: Any) -> None:
         """Make ``move`` by hand and see it through: questions answered, follow-ups tidied."""
-        game, state = self.game, self.follower.state
+        game, state = self.game, self.referee.state
         intended = game.apply(state, move)
         self.stats.moves_made += 1
         before = len(self.accepted)
@@ -211,7 +299,7 @@ class SimTable:
             if final != placement:  # the follow-up the rules demand
                 self._move_by_hand(final)
             if len(self.accepted) > before and self.accepted[before].t >= rest and \
-                    self.accepted[before].how in ("at once", "settled"):
+                    self.accepted[before].how in ("at once", "rested", "settled"):
                 self.stats.accept_latency.append(self.accepted[before].t - rest)
                 self.stats.accept_how.append(self.accepted[before].how)
         self._settle_back()
@@ -221,19 +309,19 @@ class SimTable:
         """Answer an open question the way the player who moved would."""
         for _ in range(12):
             prompt = self._open_prompt()
-            if prompt is None or self.follower.state == intended:
+            if prompt is None or self._same(self.referee.state, intended):
                 return
             if prompt.kind in ("ambiguous", "decision"):
-                wanted = self.game.move_text(self.follower.state, move)
+                wanted = self.game.move_text(self.referee.state, move)
                 texts = prompt.options
                 if wanted not in texts:  # the follower offers a canonical text for that state
-                    wanted = next((t for t in texts if self.game.apply_text(
-                        self.follower.state, t) == intended), texts[0])
+                    wanted = next((t for t in texts if self._same(self.game.apply_text(
+                        self.referee.state, t), intended)), texts[0])
                 if (prompt.kind == "ambiguous" and self.rng.random() < self.rates.tap_card
                         and any(p.kind == "pad" for p in self.board.geometry.cells)):
                     self.now += self.rng.uniform(0.5, 1.5)
                     card = wanted.split()[0]
-                    self._take(None, partial(self.follower.choose, card, self.now))
+                    self._take(None, partial(self.referee.choose, card, self.now))
                     continue
                 index = texts.index(wanted)
                 for _ in range((index - prompt.selected) % len(texts)):
@@ -245,9 +333,9 @@ class SimTable:
     def _answer_decision(self, move: Any, intended: Any) -> None:
         """A move the sensors cannot see: answer the question, or ask for it with OK."""
         self._tick_until(self.now + 0.5)
-        if self.follower.state != intended and self._open_prompt() is None:
+        if self.referee.state != intended and self._open_prompt() is None:
             self.press("ok")
-        if self.follower.state != intended:
+        if self.referee.state != intended:
             self._answer(intended, move)
 
     def _open_prompt(self) -> Prompt | None:
@@ -265,7 +353,7 @@ class SimTable:
             if shown is None:
                 return
             started = self.now
-            self._move_by_hand(self.game.expected_view(self.follower.state))
+            self._move_by_hand(self.game.expected_view(self.referee.state))
             self.stats.longest_recovery = max(self.stats.longest_recovery, self.now - started)
 
     def _last_guidance(self) -> Guidance | None:
@@ -291,17 +379,22 @@ class SimTable:
             count += 1
         return state, count
 
+    def _same(self, a: Any, b: Any) -> bool:
+        """The same position for the rules (TacTiki: which copy of a rank stands where is
+        no difference)."""
+        return bool(self.game.position_key(a) == self.game.position_key(b))
+
     def _judge(self, intended: Any, before: int) -> None:
         intended, forced = self._forced(intended)
         accepted = self.accepted[before:]
-        if self.follower.state == intended:
+        if self._same(self.referee.state, intended):
             self.stats.moves_accepted += 1
             extra = len(accepted) - 1 - forced - self._revisions(before)
             self.stats.phantom += max(0, extra)
         else:
             self.stats.missed += 1
             self.stats.phantom += len(accepted)
-            self.follower.reset(intended, [*self.follower.history])  # keep the run going
+            self.referee.reset(intended, [*self.referee.history])  # keep the run going
 
     def _revisions(self, before: int) -> int:
         """Revisions that corrected moves accepted since index ``before`` of ``accepted``: a
@@ -312,7 +405,7 @@ class SimTable:
 
     def play_illegal(self) -> None:
         """Move a piece somewhere the rules do not allow, wait to be told, put it back."""
-        view = {c: list(p) for c, p in self.game.expected_view(self.follower.state).items()}
+        view = {c: list(p) for c, p in self.game.expected_view(self.referee.state).items()}
         occupied = [c for c, p in view.items() if p]
         if not occupied:
             return
@@ -330,23 +423,23 @@ class SimTable:
             return
         self.stats.illegal_made += 1
         before = len(self.outcomes)
-        state_before = self.follower.state
-        history_before = list(self.follower.history)
+        state_before = self.referee.state
+        history_before = list(self.referee.history)
         self._move_by_hand({c: tuple(p) for c, p in trial.items()})
         if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
             self.stats.illegal_reported += 1
         self._settle_back()
-        if self.follower.state != state_before:
+        if not self._same(self.referee.state, state_before):
             # The illegal placement was taken for a move (or a revision of the last one):
             # a move nobody made. Count it, and go on from what the players really have.
             self.stats.phantom += 1
-            self.follower.reset(state_before, history_before)
+            self.referee.reset(state_before, history_before)
 
     def play_takeback(self) -> None:
         """Put the board back one move and confirm the takeback."""
-        if not self.follower.history:
+        if not self.referee.history:
             return
-        earlier = self.follower.history[-1][0]
+        earlier = self.referee.history[-1][0]
         self.stats.takebacks_made += 1
         self._taking_back = True
         view = self.game.expected_view(earlier)
@@ -360,7 +453,7 @@ class SimTable:
             prompt = self._open_prompt()
             if prompt is not None and prompt.kind == "takeback":
                 self.press("ok")
-        if self.follower.state == earlier:
+        if self._same(self.referee.state, earlier):
             self.stats.takebacks_done += 1
         self._taking_back = False
         self._settle_back()
@@ -369,11 +462,11 @@ class SimTable:
         """Play to the end with random legal moves and the configured mischief."""
         game = self.game
         for _ in range(max_decisions):
-            state = self.follower.state
+            state = self.referee.state
             if game.is_over(state):
                 break
             if game.to_move(state) is None:  # between Topple rounds: deal and set up
-                self._lay_out(game.deal(state, self.rng))
+                self._lay_out(self.referee.deal(state, self.rng))
                 continue
             roll = self.rng.random()
             if roll < self.rates.illegal:
@@ -401,7 +494,7 @@ def simulate_trace(game: Game[Any, Any], geometry: Geometry, registry: TagRegist
     table = SimTable(game, geometry, registry, rng, noise=noise, miss=miss, flicker=flicker,
                      state=start, listener=listen)
     for _ in range(moves):
-        state = table.follower.state
+        state = table.referee.state
         if game.is_over(state) or game.to_move(state) is None:
             break
         table.play_move(game.random_move(state, rng))

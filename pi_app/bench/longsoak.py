@@ -1,0 +1,754 @@
+"""The long soak: thousands of whole games through the station, the store and the wire, in
+virtual time.
+
+Run ``python -m pi_app.bench.longsoak [--games N] [--game NAME] [--seed S]``; it prints one JSON
+object. ``pi_app.bench.soak`` plays through the real daemon on real clocks, so a game takes
+minutes; issue #9 asks for 1,000 games per game type, so this bench runs the same code on a
+virtual clock, in one thread, and a game takes a fraction of a second of CPU.
+
+What is real and what is simulated:
+
+- The players are :class:`pi_app.sim.table.SimTable`'s (moves by hand with slides, hesitations
+  and knocked pieces, deliberate illegal moves, takebacks, prompts answered with buttons,
+  mismatches fixed as guided, every move judged phantom or missed). SimTable's two seams carry
+  the difference: its ``referee`` is a real :class:`~pi_app.referee.station.Station` (a real
+  :class:`~pi_app.referee.store.EventStore` in a temporary SQLite file, LED frames and OLED
+  screens rendered, no drivers) and its ``sensors`` are the wire below. Players answer questions
+  with the buttons only (``tap_card`` 0): a card tap is a SimTable shortcut into the follower
+  that has no station path, and answering by buttons keeps every answer on the real one.
+- The wire (:class:`VirtualWire`) is real code end to end: the firmware's own ``Scanner`` and
+  ``Device`` (firmware/tikifw) scan simulated readers that miss stacked tags now and then and a
+  presence chain that chatters (a piece held above a cell is read there but leaves its contact
+  open, as ``SensorModel`` has it); the frames they write pass through fault injection (bursts of
+  garbage, dropped frames, duplicated frames, the USB cable cut and plugged back in, which
+  reboots the firmware) into the host's :class:`~pi_app.hw.link.SerialLink`, whose decoder,
+  handshake, sequence/gap/snapshot logic, liveness timer and time base produce the events the
+  station steps on. No pty and no thread: the link's ``attach``/``receive``/``lost`` (the
+  steps of its reader thread) are called directly at virtual times; the firmware's clock is
+  the same virtual clock in milliseconds. The firmware scans one reader per poll at its
+  configured cycle (``scan_period / readers`` per poll) while hands move and until it reports
+  what lies on the board; between moves, when nothing changes on the board, it is polled every
+  heartbeat interval instead (heartbeats, periodic snapshots and their faults still flow; only
+  scans that could find nothing new are skipped). Events reach the station at the sensor time
+  the link gave them, which is at most the presence debounce before they arrived.
+- Crashes: now and then, just before an event reaches it, the station is dropped without
+  closing anything (its database connection closes, as a killed process's does) and a new one
+  opens the same database, as the daemon does after a SIGKILL; the link reconnects as a new
+  daemon's would (handshake, snapshot). The reopened station must hold exactly the moves and
+  the position accepted before.
+- At the end of each game the database is exported as ``tikiboard export`` does and the record
+  replayed (:func:`pi_app.records.replay`): it must reach the station's final position and
+  scores (``record_mismatches`` counts those that do not: lost or extra events).
+
+Targets: phantom, missed, restart_losses, record_mismatches and crashes all 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import itertools
+import json
+import logging
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pi_app.board.follower import Follower, Guidance, MoveAccepted, Outcome, PromptCleared
+from pi_app.board.geometry import Geometry, load_geometry
+from pi_app.board.registry import TagRegistry
+from pi_app.games import GAME_NAMES, RecordError, get_game
+from pi_app.hw.events import ButtonPressed, PresenceChanged, Snapshot, TagsSeen
+from pi_app.hw.faults import HwEvent
+from pi_app.hw.link import SerialLink
+from pi_app.hw.simfirmware import firmware_module
+from pi_app.records import replay
+from pi_app.referee.config import Config
+from pi_app.referee.config import Station as StationConfig
+from pi_app.referee.session import Session
+from pi_app.referee.station import Station
+from pi_app.referee.store import EventStore, StoreError
+from pi_app.sim.hands import Action, Noise
+from pi_app.sim.players import registry_for
+from pi_app.sim.table import Rates, SimTable, TableStats
+
+
+@dataclass(frozen=True)
+class Faults:
+    """How badly the wire and the host behave."""
+
+    garbage: float = 0.01    # per frame: a burst of random bytes just before it
+    drop: float = 0.005      # per frame: the frame never arrives
+    duplicate: float = 0.005  # per frame: it arrives twice
+    cut: float = 0.02        # per batch of hand actions: the USB cable is pulled, then replugged
+    restart: float = 0.004   # per sensor event: the station is killed and started again
+
+    @classmethod
+    def none(cls) -> Faults:
+        return cls(0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@dataclass
+class WireCounts:
+    """What the fault injection did, and how long the link took to come back."""
+
+    garbage_bursts: int = 0
+    frames_dropped: int = 0
+    frames_duplicated: int = 0
+    cuts: int = 0
+    host_restarts: int = 0
+    longest_reconnect_s: float = 0.0
+
+
+class _HostPort:
+    """The host's end of the cable: what the link writes goes to the firmware's inbox."""
+
+    def __init__(self, inbox: bytearray) -> None:
+        self.inbox = inbox
+
+    @property
+    def in_waiting(self) -> int:
+        return 0
+
+    def read(self, size: int = 1) -> bytes:
+        return b""  # bytes are handed to SerialLink.receive directly
+
+    def write(self, data: bytes, /) -> int:
+        self.inbox += data
+        return len(data)
+
+    def reset_input_buffer(self) -> None:
+        """Nothing is buffered on this side."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class _DeviceTransport:
+    """The firmware's end of the cable: every frame it writes goes through fault injection."""
+
+    def __init__(self, wire: VirtualWire) -> None:
+        self.wire = wire
+        self.inbox = bytearray()
+
+    def write(self, data: bytes) -> None:
+        self.wire.transmit(data)
+
+    def read(self) -> bytes:
+        data = bytes(self.inbox)
+        self.inbox.clear()
+        return data
+
+
+class _NoisyReader:
+    """A simulated reader (the firmware's reader interface) that misses stacked tags now and
+    then, as :class:`pi_app.sim.sensors.SensorModel` does: the higher the stack, the likelier."""
+
+    name = "SIM"
+
+    def __init__(self, board: Any, index: int, rng: random.Random, miss: float) -> None:
+        self.board = board
+        self.index = index
+        self.rng = rng
+        self.miss = miss
+
+    def init(self) -> None:
+        """A simulated reader is always ready."""
+
+    def scan(self) -> tuple[list[bytes], bool]:
+        uids: tuple[bytes, ...] = self.board.tags[self.index]
+        height = len(uids)
+        chance = self.miss * (1 + height) / 2 if height > 1 else self.miss / 2
+        return [u for u in uids if self.rng.random() >= chance], True
+
+
+class VirtualWire:
+    """Firmware, cable and host link on one virtual clock (the module text says how).
+
+    Implements SimTable's ``Sensors``: :meth:`run` and :meth:`lay_out` yield the events the
+    link hands to the station, lazily, so the station may restart (and the link reconnect)
+    while the hands are still moving.
+    """
+
+    quiet_after = 0.6
+    heartbeat = 0.2
+
+    def __init__(self, geometry: Geometry, rng: random.Random, faults: Faults, *,
+                 miss: float = 0.0, flicker: float = 0.0) -> None:
+        self.geometry = geometry
+        self.rng = rng
+        self.faults = faults
+        self.miss = miss
+        self.flicker = flicker
+        self.counts = WireCounts()
+        self.now = 0.0
+        self._fw = {name: firmware_module(name) for name in ("sim", "scanner", "device",
+                                                             "proto", "pins")}
+        self.board: Any = self._fw["sim"].SimBoard(geometry.reader_count,
+                                                   geometry.presence_count)
+        self.cells: dict[str, list[str]] = {c.name: [] for c in geometry.cells}
+        self._hovering: set[str] = set()  # UIDs held above a cell: read, but not resting
+        self._period = geometry.scan_period
+        self._step = self._period / max(geometry.reader_count, 1)
+        self._agenda: list[tuple[float, int, Callable[[], None]]] = []
+        self._order = itertools.count()
+        self._out: list[HwEvent] = []
+        self._device: Any = None
+        self._transport: _DeviceTransport | None = None
+        self._port: _HostPort | None = None
+        self._boot_at = 0.0
+        self._awaiting_snapshot = False
+        self._down_since: float | None = None
+        self._host_back = 0.0  # a restarting station opens the port again at this time
+        self._host_tags: dict[int, frozenset[str]] = {}   # what the link has told the host
+        self._host_presence: dict[int, bool] = {}
+        self.link = SerialLink("virtual:tikiboard-sensors", self._sink, clock=self._clock)
+        self._boot()
+        self._attach()
+
+    # -- the clock and the agenda ----------------------------------------------------------------
+    def _clock(self) -> float:
+        return self.now
+
+    def _at(self, t: float, what: Callable[[], None]) -> None:
+        heapq.heappush(self._agenda, (t, next(self._order), what))
+
+    def _due(self) -> None:
+        while self._agenda and self._agenda[0][0] <= self.now:
+            heapq.heappop(self._agenda)[2]()
+
+    # -- the two ends of the cable ---------------------------------------------------------------
+    def _boot(self) -> None:
+        """Power the firmware up (at start, and on every replug): a fresh scanner and device."""
+        fw = self._fw
+        config = fw["scanner"].Config()
+        config.scan_period_ms = max(5, round(self._period * 1000))
+        config.heartbeat_ms = round(self.heartbeat * 1000)
+        config.snapshot_ms = 2000
+        config.presence_debounce_ms = 20
+        readers = [_NoisyReader(self.board, i, self.rng, self.miss)
+                   for i in range(self.geometry.reader_count)]
+        scanner = fw["scanner"].Scanner(readers, fw["sim"].SimPresence(self.board), config, None)
+        self._transport = _DeviceTransport(self)
+        self._boot_at = self.now
+        self._device = fw["device"].Device(
+            scanner, self._transport, self._uptime_ms, board=self.geometry.game,
+            chip=fw["proto"].CHIP_SIM,
+            presence_readers=fw["pins"].presence_readers(self._geometry_json()))
+
+    def _geometry_json(self) -> dict[str, Any]:
+        cells = [{"reader": c.reader, "presence": c.presence} for c in self.geometry.cells]
+        return {"cells": cells}
+
+    def _uptime_ms(self) -> int:
+        return int((self.now - self._boot_at) * 1000)
+
+    def _attach(self) -> None:
+        """The host opens the port (at start, after a replug, after a station restart), if
+        there is a device to open and a station to open it."""
+        if self._transport is None or self._port is not None or self.now < self._host_back:
+            return
+        self._port = _HostPort(self._transport.inbox)
+        self._awaiting_snapshot = True
+        self.link.attach(self._port)
+
+    def transmit(self, data: bytes) -> None:
+        """A frame from the firmware, through the faults, to the host (if it listens)."""
+        if self._port is None:
+            return  # nobody reads the port: a USB CDC device loses what it writes
+        faults, rng = self.faults, self.rng
+        if rng.random() < faults.drop:
+            self.counts.frames_dropped += 1
+            return
+        if rng.random() < faults.garbage:
+            self.counts.garbage_bursts += 1
+            self.link.receive(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64))),
+                              self.now)
+        copies = 2 if rng.random() < faults.duplicate else 1
+        self.counts.frames_duplicated += copies - 1
+        for _ in range(copies):
+            self.link.receive(data, self.now)
+
+    def _sink(self, event: HwEvent) -> None:
+        """An event from the link, for the station; also what the host now believes."""
+        if isinstance(event, Snapshot):
+            self._awaiting_snapshot = False
+            self._host_tags = dict(enumerate(event.tags))
+            self._host_presence = dict(enumerate(event.presence))
+        elif isinstance(event, TagsSeen):
+            self._host_tags[event.reader] = event.tags
+        elif isinstance(event, PresenceChanged):
+            self._host_presence[event.sensor] = event.present
+        self._out.append(event)
+
+    # -- faults over time ------------------------------------------------------------------------
+    def _cut(self) -> None:
+        """Pull the cable: the firmware loses power, the host's port fails."""
+        self.counts.cuts += 1
+        self._device = None
+        self._transport = None
+        self._down_since = self.now
+        if self._port is not None:
+            self._port = None
+            self.link.lost("device unplugged")
+        self._at(self.now + self.rng.uniform(0.3, 1.5), self._replug)
+
+    def _replug(self) -> None:
+        """Plug it back in: the firmware boots; the host's next retry (the link thread's
+        exponential backoff from the moment of the cut) opens the port again."""
+        self._boot()
+        retry, delay = self._down_since or self.now, self.link.backoff[0]
+        while retry < self.now:
+            retry += delay
+            delay = min(delay * 2, self.link.backoff[1])
+        self._at(retry, self._attach)
+
+    def restart_host(self, downtime: float) -> None:
+        """The station process died: its port is gone until the new one opens it."""
+        self.counts.host_restarts += 1
+        self._host_tags, self._host_presence = {}, {}  # the new station knows nothing yet
+        if self._port is not None:
+            self._port = None
+            self.link.lost("station restarted")
+        self._host_back = self.now + downtime
+        self._at(self._host_back, self._attach)
+
+    # -- running ---------------------------------------------------------------------------------
+    def _tick(self, dt: float) -> None:
+        """One poll of the firmware and one turn of the host's loop, then ``dt`` passes."""
+        self._due()
+        if self._device is not None:
+            self._device.poll()
+        if self._port is not None:
+            self.link.receive(b"", self.now)
+            if self.link.up and self._down_since is not None:
+                self.counts.longest_reconnect_s = max(self.counts.longest_reconnect_s,
+                                                      self.now - self._down_since)
+                self._down_since = None
+        self.now += dt
+
+    def _drain(self) -> Iterator[HwEvent]:
+        while self._out:
+            events, self._out = self._out, []
+            yield from events
+
+    def _settled(self) -> bool:
+        """The link is up with a fresh picture, the firmware reports what lies on the board
+        and the host has heard it all (a lost frame heals, through a gap and a snapshot, in
+        the wire's time, as in the daemon's, before the players look at the station)."""
+        if self._agenda or self._port is None or not self.link.up or self._awaiting_snapshot:
+            return False
+        scanner = self._device.scanner
+        for i, tags in enumerate(self.board.tags):
+            if scanner.cells[i].reported != set(tags) or self._host_tags.get(i, frozenset()) \
+                    != frozenset(u.hex().upper() for u in tags):
+                return False
+        return all(self._host_presence.get(i, False) == present
+                   for i, present in enumerate(scanner.present)) and \
+            bool(scanner.present == self.board.presence)
+
+    def _idle_until(self, t: float) -> Iterator[HwEvent]:
+        """Nothing changes on the board until ``t``: heartbeats and snapshots only."""
+        while self.now + self.heartbeat < t:
+            self._tick(self.heartbeat)
+            yield from self._drain()
+        self.now = max(self.now, t)
+
+    def _busy_until(self, end: float) -> Iterator[HwEvent]:
+        limit = end + 10.0
+        while self.now <= end or (not self._settled() and self.now <= limit):
+            self._tick(self._step)
+            yield from self._drain()
+
+    def run(self, actions: Iterable[Action]) -> Iterator[HwEvent]:
+        """The events the station gets while ``actions`` happen."""
+        pending = sorted(actions, key=lambda a: a.t)
+        if not pending:
+            yield from self._busy_until(self.now)
+            return
+        yield from self._idle_until(pending[0].t - self._period)
+        for action in pending:
+            self._at(action.t, partial(self._act, action))
+        if self.rng.random() < self.faults.cut:
+            self._at(self.rng.uniform(pending[0].t, pending[-1].t + 0.3), self._cut)
+        yield from self._busy_until(pending[-1].t + self.quiet_after)
+
+    def lay_out(self, cells: dict[str, list[str]], t: float) -> Iterator[HwEvent]:
+        """Every piece put down at once at ``t`` (a set-up, a new Topple round)."""
+        yield from self._idle_until(t)
+        self.cells = {name: list(uids) for name, uids in cells.items()}
+        self._hovering.clear()
+        for cell in self.geometry.cells:
+            self._sense(cell.name)
+        yield from self._busy_until(t + self.quiet_after)
+
+    def _act(self, action: Action) -> None:
+        if action.cell is None:
+            return
+        stack = self.cells[action.cell]
+        before = self._resting(action.cell)
+        if action.put:
+            stack.append(action.uid)
+            if action.hover:
+                self._hovering.add(action.uid)
+        elif action.uid in stack:
+            stack.remove(action.uid)
+            self._hovering.discard(action.uid)
+        self._sense(action.cell)
+        cell = self.geometry.cell(action.cell)
+        if cell.presence is not None and before != self._resting(action.cell) and \
+                self.rng.random() < self.flicker:  # the contact chatters past the debounce
+            self._at(self.now + 0.03, partial(self.board.set_presence, cell.presence, before))
+            self._at(self.now + 0.06, partial(self._sense, cell.name))
+
+    def _sense(self, name: str) -> None:
+        """The firmware's readers and contacts see what lies on ``name`` now."""
+        cell = self.geometry.cell(name)
+        uids = self.cells[name]
+        if cell.reader is not None:
+            self.board.set_tags(cell.reader, [bytes.fromhex(u) for u in uids
+                                              if u != cell.presence_piece])
+        if cell.presence is not None:
+            self.board.set_presence(cell.presence, self._resting(name))
+
+    def _resting(self, name: str) -> bool:
+        """What a presence sensor says: a piece lies there (one held above it does not)."""
+        return any(uid not in self._hovering for uid in self.cells[name])
+
+
+@dataclass
+class StationCounts:
+    """What happened to the station itself."""
+
+    restarts: int = 0
+    restart_losses: int = 0
+    """Restarts after which the reopened station did not hold the moves accepted before."""
+    crashes: int = 0
+    events: int = 0
+    """Events from the wire and the buttons the station stepped on."""
+    corrections: int = 0
+    """Times the players' judge had to put the station on the position they really had."""
+    unstorable: int = 0
+    """Corrections no single stored move or takeback could make (the record then differs)."""
+    first_traceback: str = ""
+
+
+class StationReferee:
+    """A real station behind SimTable's ``Referee`` seam, killed and restarted now and then."""
+
+    def __init__(self, config: Config, db: Path, registry: TagRegistry, wire: VirtualWire,
+                 rng: random.Random, restart: float) -> None:
+        self.config = config
+        self.db = db
+        self.registry = registry
+        self.wire = wire
+        self.rng = rng
+        self.restart_rate = restart
+        self.counts = StationCounts()
+        self.now = 0.0
+        self._round_end: Any = None  # Topple: the last round's end, until the players set up
+        self.station = self._open()
+
+    def _open(self) -> Station:
+        return Station(self.config, EventStore(self.db), self.registry, clock=self._clock)
+
+    def _clock(self) -> float:
+        return self.now
+
+    # -- what the players see --------------------------------------------------------------------
+    @property
+    def follower(self) -> Follower:
+        return self.station.follower
+
+    @property
+    def state(self) -> Any:
+        return self._round_end if self._round_end is not None else self.station.follower.state
+
+    @property
+    def history(self) -> list[tuple[Any, str]]:
+        return self.station.follower.history
+
+    # -- stepping --------------------------------------------------------------------------------
+    def feed(self, event: HwEvent, now: float) -> list[Outcome]:
+        if not isinstance(event, ButtonPressed) and self._may_restart() and \
+                self.rng.random() < self.restart_rate:
+            return self._restart(now)  # the event dies with the process
+        return self._step(event, now)
+
+    def tick(self, now: float) -> list[Outcome]:
+        return self._step(None, now)
+
+    def prepare(self, now: float) -> list[Outcome]:
+        return []  # Station.step prepares the follower after rendering
+
+    def choose(self, card: str, now: float) -> list[Outcome]:
+        raise NotImplementedError("card taps go over the pad reader; run with tap_card=0")
+
+    def next_deadline(self, now: float) -> float | None:
+        return self.station.follower.next_deadline(now)
+
+    def place(self, event: HwEvent) -> None:
+        self._step(event, max(self.now, event.t))
+
+    def start(self, now: float) -> list[Outcome]:
+        return self._step(None, now)
+
+    def deal(self, state: Any, rng: random.Random) -> Any:
+        """The station dealt the next round itself when the last one ended."""
+        self._round_end = None
+        return self.station.follower.state
+
+    def reset(self, state: Any, history: Sequence[tuple[Any, str]] = ()) -> None:
+        """A set-up of the position the station holds changes nothing; any other position is a
+        correction after a phantom or missed move, stored as a referee would rule it (phantoms
+        taken back, the missed move played) so the run goes on from the players' position.
+        A correction the session cannot store leaves the station where it was (counted)."""
+        station = self.station
+        if state != station.follower.state:
+            self.counts.corrections += 1
+            self._round_end = None
+            if not _rule(station.session, state):
+                self.counts.unstorable += 1
+        station.follower.reset(station.session.state, list(station.session.history))
+
+    def _step(self, event: HwEvent | None, now: float) -> list[Outcome]:
+        self.now = max(self.now, now)
+        self.counts.events += event is not None
+        try:
+            out = self.station.step(event, self.now)
+        except Exception:
+            self.counts.crashes += 1
+            if not self.counts.first_traceback:
+                self.counts.first_traceback = traceback.format_exc()
+                print(self.counts.first_traceback, file=sys.stderr)
+            return []
+        game = self.station.session.game
+        for outcome in out:
+            if isinstance(outcome, MoveAccepted) and game.to_move(outcome.state) is None \
+                    and not game.is_over(outcome.state):
+                self._round_end = outcome.state
+        if self._round_end is not None:  # a new line to set up is no mismatch
+            out = [o for o in out if not isinstance(o, Guidance)]
+        return out
+
+    # -- crashes ---------------------------------------------------------------------------------
+    def _may_restart(self) -> bool:
+        """Not after the game's end: a restarted station would open the next game."""
+        return not self.station.session.game.is_over(self.station.session.state)
+
+    def _restart(self, now: float) -> list[Outcome]:
+        """SIGKILL and restart: nothing is closed or flushed but the connection, as the
+        kernel closes a dead process's files; the new station resumes from the database."""
+        self.now = max(self.now, now)
+        old = self.station
+        moves, state = old.session.moves(), old.session.state
+        old.store.close()
+        self.station = self._open()
+        self.counts.restarts += 1
+        if self.station.session.moves() != moves or self.station.session.state != state:
+            self.counts.restart_losses += 1
+        self.wire.restart_host(self.rng.uniform(0.5, 2.0))
+        return [PromptCleared(self.now)]  # the screen went blank: no question is open
+
+
+def _rule(session: Session, target: Any) -> bool:
+    """Bring ``session`` to ``target`` as a referee would: take back some of this round's
+    moves, then play one move and the forced moves after it. False if no such ruling."""
+    game = session.game
+    for plies in range(len(session.history) + 1):
+        start = session.state if plies == 0 else session.history[-plies][0]
+        line = [] if start == target else _line_to(game, start, target)
+        if line is None:
+            continue
+        if plies:
+            session.taken_back(plies, start)
+        for before, move, after in line:
+            session.moved(game.move_text(before, move), game.to_move(before), after)
+        return True
+    return False
+
+
+def _line_to(game: Any, start: Any, target: Any) -> list[tuple[Any, Any, Any]] | None:
+    """One legal move from ``start`` and the forced moves after it that reach ``target``."""
+    if game.to_move(start) is None or game.is_over(start):
+        return None
+    for move in game.legal_moves(start):
+        state = game.apply(start, move)
+        line = [(start, move, state)]
+        while state != target and len(line) < 5 and game.to_move(state) is not None \
+                and not game.is_over(state):
+            moves = game.legal_moves(state)
+            if len({game.apply(state, m) for m in moves}) != 1:
+                break
+            line.append((state, moves[0], game.apply(state, moves[0])))
+            state = line[-1][2]
+        if state == target:
+            return line
+    return None
+
+
+@dataclass
+class Totals:
+    """One game type's figures over all its games."""
+
+    table: TableStats = field(default_factory=TableStats)
+    wire: WireCounts = field(default_factory=WireCounts)
+    station: StationCounts = field(default_factory=StationCounts)
+    link: dict[str, int] = field(default_factory=dict)
+    finished: int = 0
+    record_mismatches: int = 0
+
+    def add(self, table: TableStats, referee: StationReferee, wire: VirtualWire,
+            record_ok: bool) -> None:
+        table.decision_seconds.clear()  # wall-clock figures belong to the accuracy bench
+        self.table.merge(table)
+        for name, value in vars(wire.counts).items():
+            mine = getattr(self.wire, name)
+            setattr(self.wire, name, max(mine, value) if isinstance(value, float)
+                    else mine + value)
+        for name, value in vars(referee.counts).items():
+            if isinstance(value, int):
+                setattr(self.station, name, getattr(self.station, name) + value)
+            elif value and not self.station.first_traceback:
+                self.station.first_traceback = value
+        for name, value in wire.link.counters.as_dict().items():
+            if isinstance(value, int):
+                self.link[name] = self.link.get(name, 0) + value
+        self.finished += int(referee.station.session.game.is_over(referee.station.session.state))
+        self.record_mismatches += int(not record_ok)
+
+
+def record_replays(db: Path, station: Station) -> bool:
+    """Export the station's game as ``tikiboard export`` does; does it replay to the station's
+    final position and scores?"""
+    store = EventStore(db)
+    try:
+        record = Session.resume(store, store.game(station.session.game_id)).export()
+        result = replay(json.loads(json.dumps(record)))
+    except (StoreError, RecordError):
+        return False
+    finally:
+        store.close()
+    game, state = station.session.game, station.session.state
+    return result.ok and result.state == state and \
+        list(game.scores(result.state)) == list(game.scores(state))
+
+
+def play_one(game_name: str, seed: int, faults: Faults, *, noisy: bool = True,
+             max_decisions: int = 2_000) -> tuple[TableStats, StationReferee, VirtualWire, bool]:
+    """One whole game through a fresh station and database; its figures and whether its
+    stored record replays to the station's result."""
+    rng = random.Random(seed)
+    geometry = load_geometry(game_name)
+    registry = registry_for(game_name)
+    wire = VirtualWire(geometry, random.Random(rng.random()), faults,
+                       miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0)
+    with tempfile.TemporaryDirectory(prefix="longsoak-") as tmp:
+        db = Path(tmp) / "tikiboard.db"
+        config = Config(station=replace(StationConfig(), game=game_name, seed=seed,
+                                        data_dir=tmp, topple_cards="deal",
+                                        tactiki_setup="deal"))
+        referee = StationReferee(config, db, registry, wire, random.Random(rng.random()),
+                                 faults.restart)
+        rates = replace(Rates.table() if noisy else Rates(), tap_card=0.0)
+        table = SimTable(referee.station.session.game, geometry, registry, rng,
+                         noise=Noise.table(carried=game_name != "topple") if noisy
+                         else Noise.clean(), rates=rates, state=referee.state,
+                         referee=referee, sensors=wire)
+        stats = table.play_game(max_decisions)
+        ok = record_replays(db, referee.station)
+        referee.station.store.close()
+    return stats, referee, wire, ok
+
+
+def run(game_name: str, games: int, seed: int, faults: Faults, *,
+        noisy: bool = True) -> dict[str, Any]:
+    """``games`` games of ``game_name``; the figures issue #9 asks for."""
+    totals = Totals()
+    started = time.process_time()
+    for number in range(games):
+        totals.add(*play_one(game_name, seed * 1_000_003 + number, faults, noisy=noisy))
+    return report(totals, games, time.process_time() - started)
+
+
+def report(totals: Totals, games: int, cpu: float) -> dict[str, Any]:
+    t, w, s = totals.table, totals.wire, totals.station
+    return {
+        "games": games, "finished": totals.finished,
+        "moves_made": t.moves_made, "moves_accepted": t.moves_accepted,
+        "phantom": t.phantom, "missed": t.missed, "revised": t.revised,
+        "illegal_made": t.illegal_made, "illegal_reported": t.illegal_reported,
+        "takebacks_made": t.takebacks_made, "takebacks_done": t.takebacks_done,
+        "prompts": t.prompts,
+        "mismatches_raised": t.mismatches_raised, "mismatches_resolved": t.mismatches_resolved,
+        "longest_recovery_s": round(t.longest_recovery, 2),
+        "restarts": s.restarts, "restart_losses": s.restart_losses,
+        "corrections": s.corrections, "unstorable": s.unstorable, "events": s.events,
+        "record_mismatches": totals.record_mismatches, "crashes": s.crashes,
+        "wire": {"garbage_bursts": w.garbage_bursts, "frames_dropped": w.frames_dropped,
+                 "frames_duplicated": w.frames_duplicated, "cuts": w.cuts,
+                 "host_restarts": w.host_restarts,
+                 "longest_reconnect_s": round(w.longest_reconnect_s, 3)},
+        "link": {k: totals.link.get(k, 0) for k in (
+            "frames_good", "frames_bad", "missing", "duplicates", "reordered", "ignored",
+            "connects", "disconnects", "liveness_timeouts", "snapshots_requested")},
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1_000, help="games per game type")
+    parser.add_argument("--games-for", action="append", default=[], metavar="NAME=N",
+                        help="another count for one game type (TacTiki costs the most CPU)")
+    parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clean", action="store_true", help="no noise, no faults, no mischief")
+    args = parser.parse_args(argv)
+    logging.disable(logging.WARNING)  # the link and the station log every fault they survive
+    faults = Faults.none() if args.clean else Faults()
+    counts = {name: args.games for name in args.game or GAME_NAMES}
+    for item in args.games_for:
+        name, _, number = item.partition("=")
+        if name not in counts or not number.isdigit():
+            parser.error(f"--games-for {item!r}: expected NAME=N for a game being run")
+        counts[name] = int(number)
+    for name in counts:  # load every engine now: a long run should not pick up later edits
+        get_game(name)
+    figures = {}
+    for name, games in counts.items():
+        figures[name] = run(name, games, args.seed, faults, noisy=not args.clean)
+        print(json.dumps({name: figures[name]}), file=sys.stderr, flush=True)  # progress
+    print(json.dumps({"benchmark": "longsoak", "virtual_time": True, "seed": args.seed,
+                      "faults": vars(faults), "code": _code_version(),
+                      "machine": {"cpu": platform.processor() or platform.machine(),
+                                  "python": platform.python_version()},
+                      "figures": figures}, indent=2))
+
+
+def _code_version() -> dict[str, Any]:
+    """The commit the run used, and whether the working tree differed from it (a long run's
+    figures belong to the code that produced them)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, timeout=10,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"commit": commit, "modified": bool(dirty)}
+
+
+if __name__ == "__main__":
+    main()
