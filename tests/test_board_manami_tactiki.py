@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rig import Rig
 
-from pi_app.board.follower import Guidance, InSync, MoveAccepted, MoveRevised
+from pi_app.board.follower import Follower, Guidance, InSync, MoveAccepted, MoveRevised
 from pi_app.board.geometry import BOARDS_DIR, GeometryError, parse_geometry
 from pi_app.board.inference import Position
 from pi_app.board.tracker import view_key
@@ -80,6 +80,28 @@ def test_influenced_village_is_a_follow_up_cleared_token_by_token() -> None:
     out = rig.act(("lift", names[2], "c2"))
     assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
     assert rig.game.scores(rig.follower.state) == (1, 0)  # c2 is worth +1 to player 0
+
+
+def test_a_station_restarted_while_a_village_is_cleared_keeps_guiding_the_clearing() -> None:
+    """The station restarts (power, crash) after c1-c2 with c2 half cleared: the new follower
+    must know the rules still demand the clearing, not take the tokens left for a new move."""
+    state = manami(["place c2", "place c1", "place a1", "c1-c2", "place c1", "place a3"])
+    rig = Rig("manami", state)
+    out = rig.act(("lift", "p0", "c1"), ("put", "p0", "c2"))
+    assert Rig.accepted(out) == ["c1-c2"]
+    names = [rig.board.name(u) for u in rig.board.cells["c2"]]
+    rig.act(("lift", names[0], "c2"), linger=0.5)
+    restarted = Follower(rig.game, rig.follower.state, rig.geometry, rig.registry,
+                         history=list(rig.follower.history))
+    cells = {c: list(u) for c, u in rig.board.cells.items()}
+    for event in rig.sensors.lay_out(cells, rig.now):
+        restarted.tracker.feed(event)
+    rig.follower = restarted
+    out = rig.act(("lift", names[1], "c2"), linger=1.5)
+    assert Rig.accepted(out) == [] and not Rig.guidance(out)
+    assert Rig.guidance(out, "follow_up")
+    out = rig.act(("lift", names[2], "c2"))
+    assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
 
 
 def test_shaman_is_sensed_on_its_edge() -> None:

@@ -8,8 +8,12 @@ import pytest
 from rig import Rig
 
 from pi_app.board.follower import InSync, MoveAccepted, MoveRevised, TakenBack
+from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Verdict
+from pi_app.board.tracker import Tracker
+from pi_app.hw.events import PresenceChanged, Snapshot, TagsSeen
 from pi_app.records import replay
+from pi_app.sim.players import registry_for
 
 LINE = ["Hookipa", "Kapu", "Eepo", "Nui", "Lokahi", "Akamai", "Nani", "Wikiwiki", "Huhu"]
 
@@ -242,3 +246,26 @@ def test_a_jumping_sensor_clock_neither_freezes_nor_fires_the_timers(jump: float
     accepted = [o for o in out if isinstance(o, MoveAccepted)]
     assert [a.text for a in accepted] == ["up1 Nui"]
     assert accepted[0].t - start_of < 2.0
+
+
+def test_a_tag_a_snapshot_also_lists_where_it_passed_returns_to_where_it_lies() -> None:
+    """After a gap the firmware's snapshot may list a tag on the cell it was carried over
+    (until three misses clear it) as well as on the cell it lies on. Once the first reader
+    stops reading it, the tag is where the other reader sees it: that cell is complete."""
+    geometry = load_geometry("topple")
+    registry = registry_for("topple")
+    tracker = Tracker(geometry, registry)
+    uid = registry.uids_of("Kapu")[0]
+    readers, sensors = geometry.reader_count, geometry.presence_count
+    tracker.feed(TagsSeen(1.0, 4, frozenset({uid})))
+    tracker.feed(PresenceChanged(1.0, 4, True))
+    tags = [frozenset[str]()] * readers
+    tags[1] = tags[4] = frozenset({uid})
+    presence = [False] * sensors
+    presence[4] = True
+    tracker.feed(Snapshot(2.0, tuple(tags), tuple(presence)))
+    tracker.feed(TagsSeen(2.4, 1, frozenset()))
+    tracker.poll(3.0)
+    seen = tracker.observation(3.0)
+    assert seen.pieces.get("s5") == ("Kapu",) and not seen.pieces.get("s2")
+    assert seen.complete

@@ -45,8 +45,8 @@ from pi_app.board.inference import (
     guidance,
 )
 from pi_app.board.registry import TagRegistry
-from pi_app.board.tracker import Observation, Tracker, ViewKey
-from pi_app.games.base import Game
+from pi_app.board.tracker import Observation, Tracker, ViewKey, view_key
+from pi_app.games.base import Game, IllegalMove
 from pi_app.hw.events import ButtonPressed, SensorEvent
 
 #: How many earlier positions a takeback can return to.
@@ -168,6 +168,7 @@ class Follower:
         self._previous: tuple[Position, Option, float] | None = None
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
+        self._follow_up = self._pending_follow_up()
 
     @property
     def position(self) -> Position:
@@ -529,8 +530,24 @@ class Follower:
         self.history = list(history)
         self._moved_to(state)
         self._asking = None
-        self._follow_up = None
+        self._follow_up = self._pending_follow_up()
         self._previous = None
+
+    def _pending_follow_up(self) -> ViewKey | None:
+        """The picture the last move left before the follow-up the rules demand (clear a
+        village, take a fight's losers off), when it had one. A station that restarts in the
+        middle of the tidying must not take the half-tidied board for a new move; a board
+        that shows the position clears it."""
+        if not self.history:
+            return None
+        before, text = self.history[-1]
+        try:
+            move = self.game.parse_move(before, text)
+            placement = view_key(self.game.placement_view(before, move), self.cells)
+        except IllegalMove:  # a history the engine cannot read: no follow-up to wait for
+            return None
+        return placement if placement != view_key(self.game.expected_view(self.state),
+                                                  self.cells) else None
 
 
 def _came_back(before: ViewKey, after: ViewKey, observation: Observation) -> bool:

@@ -137,6 +137,15 @@ class Tracker:
         self._seen[name] = tags
         for uid in tags - old:  # newly read here: it has left wherever it was before
             self._home[uid] = name
+        for uid in old - tags:
+            if self._home.get(uid) == name:
+                # Gone from its home, still read elsewhere: it lies there. (A snapshot lists a
+                # tag on the cell it was carried over, until three misses clear it, as well as
+                # on the cell it lies on, and makes whichever comes first in it the home.)
+                elsewhere = next((c for c, seen in self._seen.items()
+                                  if c != name and uid in seen), None)
+                if elsewhere is not None:
+                    self._home[uid] = elsewhere
         sticky = self._sticky.setdefault(name, {})
         for uid in tags:
             sticky.pop(uid, None)
