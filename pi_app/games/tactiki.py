@@ -945,9 +945,19 @@ class TacTikiGame(Game[TacState, Move]):
         """After the first step of two: with the fight's losers still there, and taken off."""
         if not isinstance(move, Steps) or len(move.steps) < 2:
             return []
-        first = _physical_views(state, move)[0]
-        middle = self.trace(state, move)[0]
-        return [first, self.expected_view(middle)]
+        # They depend on the first step only, and move inference asks for every way of every
+        # turn of one position: kept per first step for the last position asked about.
+        cached = self._last_transits
+        if cached is None or cached[0] is not state:
+            cached = self._last_transits = (state, {})
+        views = cached[1].get(move.steps[0])
+        if views is None:
+            first = _physical_views(state, move)[0]
+            middle = self.trace(state, move)[0]
+            views = cached[1][move.steps[0]] = (first, self.expected_view(middle))
+        return list(views)
+
+    _last_transits: tuple[TacState, dict[tuple[int, int], tuple[View, View]]] | None = None
 
     def pieces(self, state: TacState) -> list[str]:
         return list(state.options.tables.sensed)
