@@ -178,6 +178,47 @@ def test_truncated_frame_counts_a_gap_and_asks_for_a_snapshot(
     assert c.snapshots_requested == 2  # the one after hello, and the one after the gap
 
 
+def heartbeats(device: RawDevice, seconds: float, until: int | None = None) -> list[Frame]:
+    """Play a board that keeps talking (a HEARTBEAT every 0.1 s, which keeps the link's
+    liveness timer quiet) for ``seconds`` or until the link sends a command of type ``until``;
+    the commands the link sent meanwhile."""
+    sent: list[Frame] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        device.send(m.Heartbeat(int(time.monotonic() * 1000) & 0xFFFFFFFF, 0, 0, 0, 0, 0))
+        sent += device.commands(0.1)
+        if until is not None and any(f.type == until for f in sent):
+            break
+    return sent
+
+
+def test_lost_snapshot_answer_is_asked_for_again(
+        raw: tuple[RawDevice, SerialLink, Events]) -> None:
+    device, link, events = raw
+    s = device.seq
+    device.send(m.Presence(2, 1, True), s + 1)  # frame s is lost: a gap, so a snapshot request
+    first = device.wait_command(m.CMD_SNAPSHOT)
+    asked = time.monotonic()
+    device.send(m.Ack(first.seq, m.CMD_SNAPSHOT, m.ACK_OK))
+    device.seq += 1  # ... whose SNAPSHOT answer is lost too: the next frame shows a new gap,
+    # within the burst that one request covers, so only a retry can heal it now (the periodic
+    # snapshot would come seconds later; the link would work from a stale picture until then).
+    again = [f for f in heartbeats(device, 1.5, until=m.CMD_SNAPSHOT)
+             if f.type == m.CMD_SNAPSHOT]
+    waited = time.monotonic() - asked
+    assert again, "the link did not ask again for the lost snapshot"
+    assert 0.4 <= waited <= 0.5 + 0.4  # after the retry time, not at once and not much later
+    readers = tuple(m.ReaderState(0, (bytes.fromhex(UID),) if i == 2 else ()) for i in range(4))
+    device.send(m.Snapshot(3000, 0, readers, (False, True, False, False)))
+    snap = events.wait_for(lambda e: isinstance(e, Snapshot))
+    assert isinstance(snap, Snapshot) and snap.tags[2] == frozenset({UID})  # healed
+    # Answered: nothing is pending any more, so the link stops asking.
+    assert not [f for f in heartbeats(device, 0.8) if f.type == m.CMD_SNAPSHOT]
+    c = link.counters
+    assert c.missing == 2 and c.snapshots_requested == 3 and c.snapshot_retries == 1
+    assert link.up
+
+
 def test_duplicate_frame_is_dropped(raw: tuple[RawDevice, SerialLink, Events]) -> None:
     device, link, events = raw
     frame = device.send(m.Tags(1, 0, (bytes.fromhex(UID),)))

@@ -13,6 +13,9 @@ What the link does by itself:
   puts the link in "version mismatch" (LinkStatus down, frames ignored) until a matching one;
 - follows sequence numbers: a gap counts the missing frames and asks for a snapshot (lost
   changes heal); a duplicate or a late frame is counted and dropped;
+- keeps asking: a snapshot request stays pending until a SNAPSHOT arrives and is sent again
+  every ``snapshot_retry`` seconds, because the request or its answer may be lost too (until
+  it heals, the station works from a stale picture of the board);
 - liveness: no frame for ``heartbeat_timeout`` seconds means the board is silent (LinkStatus
   down) and the handshake starts again;
 - reconnects: when the port fails or vanishes (USB unplugged) it reopens the same path with
@@ -80,6 +83,7 @@ class LinkCounters:
     liveness_timeouts: int = 0
     version_mismatches: int = 0
     snapshots_requested: int = 0
+    snapshot_retries: int = 0
     heartbeats: int = 0
     faults: int = 0
     device: dict[str, int] = field(default_factory=dict)
@@ -123,6 +127,7 @@ class SerialLink:
         baudrate: int = 115200,
         heartbeat_timeout: float = 2.0,
         handshake_interval: float = 0.5,
+        snapshot_retry: float = 0.5,
         backoff: tuple[float, float] = (0.05, 2.0),
         read_timeout: float = 0.02,
         expect_board: str | None = None,
@@ -134,6 +139,7 @@ class SerialLink:
         self.baudrate = baudrate
         self.heartbeat_timeout = heartbeat_timeout
         self.handshake_interval = handshake_interval
+        self.snapshot_retry = snapshot_retry
         self.backoff = backoff
         self.read_timeout = read_timeout
         self.expect_board = expect_board
@@ -154,7 +160,7 @@ class SerialLink:
         self._waiters: dict[int, _Waiter] = {}
         self._last_frame = 0.0
         self._last_hello_sent = 0.0
-        self._snapshot_pending: float | None = None
+        self._snapshot_pending: float | None = None  # when the unanswered request was sent
         self._faulty: set[tuple[str, int]] = set()
         self._reported_up: bool | None = None
         self._lock = threading.Lock()
@@ -223,9 +229,13 @@ class SerialLink:
         return waiter.ack
 
     def request_snapshot(self) -> None:
+        """Ask for a snapshot; asked again by the link's timer until one arrives.
+
+        Marked pending before the write, so that a request that could not even be sent is
+        retried like one whose frame or answer was lost."""
+        self._snapshot_pending = self.clock()
         self.send(m.CmdSnapshot())
         self.counters.snapshots_requested += 1
-        self._snapshot_pending = self.clock()
 
     def configure(self, config: m.CmdConfig, timeout: float = 1.0) -> m.Ack:
         return self.request(config, timeout)
@@ -306,6 +316,27 @@ class SerialLink:
             interval = self.handshake_interval * (10 if self.state == "mismatch" else 1)
             if now - self._last_hello_sent >= interval:
                 self._hello()
+        self._snapshot_timer(now)
+
+    def _snapshot_timer(self, now: float) -> None:
+        """Ask again for a snapshot that has not come ``snapshot_retry`` seconds after it was
+        asked for: the CMD_SNAPSHOT, its ACK or the SNAPSHOT itself was lost (a gap seen
+        meanwhile is suppressed as part of the same burst, so nothing else would ask again).
+
+        Why 0.5 s by default: the firmware reads commands at the top of every poll and a poll
+        scans at most one reader, so its answer is due within tens of milliseconds; half a
+        second is a default heartbeat period (PROTOCOL.md's "outstanding for 0.5 s"), enough
+        for a slow reader or a USB hiccup, and a quarter of the periodic snapshot's 2 s, which
+        is otherwise the only thing that heals. A retry that crosses a late answer costs one
+        redundant snapshot, which is harmless. Only while the link is up: a HELLO asks afresh.
+        """
+        pending = self._snapshot_pending
+        if self.state != "up" or pending is None or now - pending < self.snapshot_retry:
+            return
+        self.counters.snapshot_retries += 1
+        log.info("sensor link: no snapshot %.2f s after asking; asking again", now - pending)
+        with contextlib.suppress(LinkDown):
+            self.request_snapshot()
 
     def _hello(self) -> None:
         self._last_hello_sent = self.clock()
@@ -342,7 +373,7 @@ class SerialLink:
             c.missing += gap
             log.info("sensor link: %d frame(s) missing before %d; asking for a snapshot",
                      gap, frame.seq)
-            self._snapshot_after_gap(now)
+            self._snapshot_after_gap()
         try:
             msg = m.decode_message(frame.type, frame.payload)
         except m.MessageError as exc:
@@ -351,11 +382,12 @@ class SerialLink:
             return
         self._dispatch(msg, now)
 
-    def _snapshot_after_gap(self, now: float) -> None:
-        """Ask for a snapshot unless one was asked for moments ago and has not come yet (a
-        burst of losses needs one snapshot, not one per gap)."""
-        pending = self._snapshot_pending
-        if pending is None or now - pending > 0.5:
+    def _snapshot_after_gap(self) -> None:
+        """Ask for a snapshot unless one is already pending: the firmware answers in order, so a
+        snapshot still to come also covers the frames lost before it (a burst of losses needs
+        one snapshot, not one per gap). If the lost frame was that very snapshot, or the
+        request never got there, ``_snapshot_timer`` asks again when it is overdue."""
+        if self._snapshot_pending is None:
             with contextlib.suppress(LinkDown):
                 self.request_snapshot()
 
