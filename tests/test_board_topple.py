@@ -11,8 +11,9 @@ from pi_app.board.follower import InSync, MoveAccepted, MoveRevised, TakenBack
 from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Verdict
 from pi_app.board.tracker import Tracker
-from pi_app.hw.events import PresenceChanged, Snapshot, TagsSeen
+from pi_app.hw.events import LinkStatus, PresenceChanged, Snapshot, TagsSeen
 from pi_app.records import replay
+from pi_app.sim.hands import Action
 from pi_app.sim.players import registry_for
 
 LINE = ["Hookipa", "Kapu", "Eepo", "Nui", "Lokahi", "Akamai", "Nani", "Wikiwiki", "Huhu"]
@@ -269,3 +270,38 @@ def test_a_tag_a_snapshot_also_lists_where_it_passed_returns_to_where_it_lies() 
     seen = tracker.observation(3.0)
     assert seen.pieces.get("s5") == ("Kapu",) and not seen.pieces.get("s2")
     assert seen.complete
+
+
+def test_nothing_is_judged_while_the_cable_is_out() -> None:
+    """The bottom tiki is lifted and the cable goes: the picture "Huhu gone" stays frozen for
+    as long as the cable is out, and must not turn into a Toast by resting. Back up, the
+    snapshot shows Huhu put back: nothing happened."""
+    rig = Rig("topple", start(["up1 Kapu", "up1 Eepo"]))
+    rig.act(("lift", "Huhu", "s9"), linger=0.1)
+    out = rig.deliver([LinkStatus(rig.now, False, "device unplugged")], linger=4.0)
+    assert Rig.accepted(out) == [] and Rig.guidance(out) == []
+    uid = rig.registry.uids_of("Huhu")[0]
+    rig.board.apply(Action(rig.now, uid, "s9", put=True))
+    readers = {c.reader: c.name for c in rig.geometry.cells if c.reader is not None}
+    sensors = {c.presence: c.name for c in rig.geometry.cells if c.presence is not None}
+    snapshot = Snapshot(rig.now + 0.2,
+                        tuple(frozenset(rig.board.cells[readers[r]]) if r in readers
+                              else frozenset() for r in range(rig.geometry.reader_count)),
+                        tuple(bool(rig.board.cells[sensors[p]]) if p in sensors else False
+                              for p in range(rig.geometry.presence_count)))
+    out = rig.deliver([LinkStatus(rig.now + 0.1, True, ""), snapshot])
+    assert Rig.accepted(out) == [] and rig.follower.history == []
+
+
+def test_a_toast_whose_tiki_comes_back_late_is_still_undone() -> None:
+    """The hand that held the toasted tiki went on with another one for seconds (past the
+    revision window) before both were back: the Toast is undone all the same, no question."""
+    before = start(["up1 Kapu", "up1 Eepo"])
+    rig = Rig("topple", before)
+    assert Rig.accepted(rig.act(("lift", "Huhu", "s9"), linger=2.0)) == ["toast"]
+    out = rig.act(("lift", "Nani", "s7"), linger=3.0)
+    assert Rig.guidance(out)  # a gap in the line: shown as a mismatch meanwhile
+    out += rig.act(("put", "Huhu", "s9"), ("put", "Nani", "s7"), gap=0.1)
+    assert any(isinstance(o, TakenBack) for o in out)
+    assert [p for p in Rig.prompts(out) if p.kind == "takeback"] == []
+    assert rig.follower.history == [] and rig.follower.state == before

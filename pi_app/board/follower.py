@@ -315,6 +315,11 @@ class Follower:
     def _evaluate(self, now: float) -> list[Outcome]:
         if not self._prepared:  # nobody called prepare(): do it now, on this event's time
             return self.prepare(now)
+        if not self.tracker.fresh:
+            # The sensor link is down, or back but its first snapshot has not come: the
+            # picture is what the board was when the cable went, so no move is judged on it
+            # (a piece read in passing would stay "at rest" for as long as the cable is out).
+            return []
         observation = self.tracker.observation(now)
         key = observation.key(self.cells)
         quiet = now - self.tracker.last_change + _EPSILON  # deadlines land exactly
@@ -445,11 +450,8 @@ class Follower:
         if self._previous is None:
             return []
         previous, accepted, when = self._previous
-        if now - when > self.revise_window:
-            self._previous = None
-            return []
         undone = self._came_back_undo(observation, quiet, now)
-        if undone:
+        if undone or now - when > self.revise_window:
             return undone
         decision = previous.classify(observation)
         if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.settle and (
@@ -486,11 +488,16 @@ class Follower:
         """Undo the last move when a piece it took off the board is back on it: the piece
         was only held in a hand (a Toast that was not one, a fight's loser lifted too early,
         a piece carried while a mismatch was put right). The board may then show the position
-        before the move exactly, which would otherwise read as a takeback to confirm."""
+        before the move exactly, which would otherwise read as a takeback to confirm.
+
+        Not bound to ``revise_window`` but to the next move: a hand that goes on with other
+        pieces may keep the board from resting for seconds before the piece is seen back. (A
+        piece the rules bring back, a TacTiki reincarnation, is a legal move, never asked here.)
+        """
         if self._previous is None:
             return []
-        previous, accepted, when = self._previous
-        if now - when > self.revise_window or not accepted.lifts_only or quiet < self.settle \
+        previous, accepted, _ = self._previous
+        if not accepted.lifts_only or quiet < self.settle \
                 or not _came_back(previous.here, self.position.here, observation):
             return []
         self._previous = None

@@ -102,6 +102,9 @@ class Tracker:
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
         self.last_change = 0.0
         self.link_up = True
+        self.fresh = True
+        """False from the sensor link going down until the first snapshot after it: the
+        picture is stale (nothing was heard while the cable was out), so nobody may judge it."""
         self.unrouted = 0  # events for channels the geometry does not use
 
     # -- input -----------------------------------------------------------------------------------
@@ -112,7 +115,10 @@ class Tracker:
         if isinstance(event, PresenceChanged):
             return self._presence(event.t, event.sensor, event.present)
         if isinstance(event, Snapshot):
-            changed = False
+            changed = not self.fresh
+            if not self.fresh:  # the board as it is now: settle timers start from here
+                self.fresh = True
+                self.last_change = max(self.last_change, event.t)
             for reader, tags in enumerate(event.tags):
                 changed |= self._tags(event.t, reader, tags)
             for sensor, present in enumerate(event.presence):
@@ -120,6 +126,8 @@ class Tracker:
             return changed
         if isinstance(event, LinkStatus):
             self.link_up = event.up
+            if not event.up:
+                self.fresh = False
             return False
         if isinstance(event, ButtonPressed):
             return False
