@@ -5,12 +5,20 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rig import Rig
 
-from pi_app.board.follower import Follower, Guidance, InSync, MoveAccepted, MoveRevised
+from pi_app.board.follower import (
+    Follower,
+    Guidance,
+    InSync,
+    MoveAccepted,
+    MoveRevised,
+    TakenBack,
+)
 from pi_app.board.geometry import BOARDS_DIR, GeometryError, parse_geometry
 from pi_app.board.inference import Position
 from pi_app.board.tracker import view_key
@@ -291,3 +299,24 @@ def test_a_fight_the_board_does_not_show_is_declared_not_guessed() -> None:
     out += rig.wait_until(rig.now + 0.5)
     follow = Rig.guidance(out, "follow_up")
     assert follow and [str(f) for f in follow[-1].fixes] == ["remove C3 from c3"]
+
+
+#: A game (random play, seed 1) that reaches a player who can only pass.
+FORCED_PASS = {
+    "setup": {"a1": [4, 5], "b1": [5, 4], "c1": [3, 2], "d1": [1, 3], "e1": [1, 2],
+              "a5": [3, 5], "b5": [2, 4], "c5": [3, 5], "d5": [1, 4], "e5": [1, 2]},
+    "moves": json.loads((Path(__file__).parent / "data" / "tactiki-forced-pass.json").read_text()),
+}
+
+
+def test_undoing_a_forced_pass_shows_no_empty_mismatch() -> None:
+    """The station passes for a player who cannot move. BACK takes that pass back, and it is
+    forced again at once: there is nothing to put back, so no mismatch may be shown."""
+    result = replay({"game": "tactiki", **FORCED_PASS})
+    assert result.ok, result.error
+    rig = Rig("tactiki", result.state)
+    assert Rig.accepted(rig.outcomes) == ["pass"]
+    out = rig.press("back")
+    out += rig.wait_until(rig.now + 3.0)
+    assert any(isinstance(o, TakenBack) for o in out) and Rig.accepted(out) == ["pass"]
+    assert Rig.guidance(out) == []

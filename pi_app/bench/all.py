@@ -26,6 +26,8 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "station": (["--moves", "30", "--idle-seconds", "30"], ["--moves", "6", "--idle-seconds",
                                                            "3"]),
     "tournament": (["--seconds", "20"], ["--seconds", "4", "--stations", "16"]),
+    # the long run (1,000 games per game type) is ``python -m pi_app.bench.longsoak`` alone
+    "longsoak": (["--games", "20"], ["--games", "1"]),
 }
 
 

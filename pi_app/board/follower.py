@@ -345,7 +345,9 @@ class Follower:
             return out + self._guide("follow_up", observation, key, now)
         decision = self.position.classify(observation)
         if self._undone is not None:
-            if key == self._undone:  # the move just undone by button, still on the board
+            if key == self._undone and key != self.position.here:
+                # the move just undone by button, still on the board (a move the board does
+                # not show, a pass, leaves nothing to put back)
                 decision = Decision(Verdict.UNKNOWN)
             else:
                 self._undone = None
