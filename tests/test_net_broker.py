@@ -289,7 +289,7 @@ def test_the_daemon_wiring(broker: Broker, tmp_path: Path) -> None:
     """What pi_app/referee/daemon.py calls: one call each, with its own Config."""
     from net_fixtures import request
 
-    from pi_app.net.broker import free_port
+    from pi_app.net.broker import free_port, wait_connectable
     from pi_app.net.web import start_station_server
     from pi_app.referee.config import Config, Mqtt, Web
     from pi_app.referee.config import Station as StationSection
@@ -306,6 +306,8 @@ def test_the_daemon_wiring(broker: Broker, tmp_path: Path) -> None:
         sim.step()
         sim.step()
         idle = await asyncio.to_thread(publisher.wait_idle, 10)
+        # the page server starts in the background: wait until it listens (a loaded machine)
+        await asyncio.to_thread(wait_connectable, "127.0.0.1", port, 10)
         page = await asyncio.to_thread(request, port, "GET", "/")
         refused = await asyncio.to_thread(request, port, "POST", "/api/action/undo", {})
         for running in (task, publisher):

@@ -606,6 +606,8 @@ class Totals:
     link: dict[str, int] = field(default_factory=dict)
     finished: int = 0
     record_mismatches: int = 0
+    bad_games: list[int] = field(default_factory=list)
+    """Seeds of the games that missed a target, to replay them one by one."""
 
     def add(self, table: TableStats, referee: StationReferee, wire: VirtualWire,
             record_ok: bool) -> None:
@@ -676,7 +678,13 @@ def run(game_name: str, games: int, seed: int, faults: Faults, *,
     totals = Totals()
     started = time.process_time()
     for number in range(games):
-        totals.add(*play_one(game_name, seed * 1_000_003 + number, faults, noisy=noisy))
+        game_seed = seed * 1_000_003 + number
+        result = play_one(game_name, game_seed, faults, noisy=noisy)
+        table, _, _, record_ok = result
+        if table.phantom or table.missed or not record_ok or \
+                table.illegal_reported != table.illegal_made:
+            totals.bad_games.append(game_seed)  # replay one with play_one(name, seed, ...)
+        totals.add(*result)
     return report(totals, games, time.process_time() - started)
 
 
@@ -694,6 +702,7 @@ def report(totals: Totals, games: int, cpu: float) -> dict[str, Any]:
         "restarts": s.restarts, "restart_losses": s.restart_losses,
         "corrections": s.corrections, "unstorable": s.unstorable, "events": s.events,
         "record_mismatches": totals.record_mismatches, "crashes": s.crashes,
+        "bad_games": totals.bad_games,
         "wire": {"garbage_bursts": w.garbage_bursts, "frames_dropped": w.frames_dropped,
                  "frames_duplicated": w.frames_duplicated, "cuts": w.cuts,
                  "host_restarts": w.host_restarts,
