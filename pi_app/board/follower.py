@@ -371,6 +371,10 @@ class Follower:
         if verdict is Verdict.SETTLING:
             option = decision.options[0]
             if quiet >= self._rest_needed(option):
+                if option.lifts_only and option.ends:
+                    # A piece held in a hand would end the round: the players confirm it.
+                    self._asking = _Asking("ambiguous", key, (option,))
+                    return [*out, self._prompt(now)]
                 return out + self._accept(option, now, quiet, "settled")
             return out
         if verdict is Verdict.AMBIGUOUS:

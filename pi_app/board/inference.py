@@ -51,6 +51,9 @@ class Option:
     """The picture has pieces gone from the board (Topple's Toast; a fight's losers already
     taken off): a piece held in a hand for a moment looks the same, so it is accepted only
     once the board has rested longer."""
+    ends: bool = False
+    """The round or the game ends with it: what follows (the next deal, the result) cannot be
+    revised, so a lifts-only picture of it is confirmed by the players, never taken by rest."""
 
     @property
     def has_follow_up(self) -> bool:
@@ -114,8 +117,9 @@ class Position:
             seen: dict[ViewKey, Option] = {}
             for way, _ in members:
                 placement = view_key(game.placement_view(state, way), cells)
+                ends = game.is_over(after) or game.to_move(after) is None
                 option = seen.get(placement) or position._add(
-                    Option(move, text, after, placement, final), seen)
+                    Option(move, text, after, placement, final, ends=ends), seen)
                 keys = [view_key(view, cells) for view in game.transit_views(state, way)]
                 for key in keys:
                     if key not in (here, placement):
