@@ -112,6 +112,23 @@ def test_a_station_restarted_while_a_village_is_cleared_keeps_guiding_the_cleari
     assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
 
 
+def test_a_station_restarted_after_the_clearing_does_not_wait_for_it_again() -> None:
+    """The station notes when the board shows the position again (InSync, kept in its store);
+    a follower restarted after that is told the follow-up is done: a later picture that looks
+    like the untidied board is then judged as what it is, not as the old follow-up."""
+    state = manami(["place c2", "place c1", "place a1", "c1-c2", "place c1", "place a3"])
+    rig = Rig("manami", state)
+    rig.act(("lift", "p0", "c1"), ("put", "p0", "c2"))
+    names = [rig.board.name(u) for u in rig.board.cells["c2"]]
+    out = rig.act(*(("lift", name, "c2") for name in names), gap=0.1)
+    assert any(isinstance(o, InSync) for o in out)
+    restarted = Follower(rig.game, rig.follower.state, rig.geometry, rig.registry,
+                         history=list(rig.follower.history))
+    assert restarted._follow_up is not None  # from the history alone: maybe still due
+    restarted.follow_up_done()
+    assert restarted._follow_up is None
+
+
 def test_shaman_is_sensed_on_its_edge() -> None:
     state = manami(["place a3"], shaman=True)
     rig = Rig("manami", state)

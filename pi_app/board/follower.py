@@ -353,9 +353,12 @@ class Follower:
                 self._undone = None
         verdict = decision.verdict
         if verdict is Verdict.UNCHANGED:
+            tidied = self._follow_up is not None
             self._follow_up = None
             self._guide_now = False
-            if self._shown is not None and not observation.unknown:
+            if (self._shown is not None or tidied) and not observation.unknown:
+                # (also when a follow-up was done before it was shown: the station keeps a
+                # note of it, so a restart knows the tidying is over)
                 self._shown = None
                 out.append(InSync(now))
             elif observation.unknown:
@@ -545,6 +548,11 @@ class Follower:
         self._asking = None
         self._follow_up = self._pending_follow_up()
         self._previous = None
+
+    def follow_up_done(self) -> None:
+        """The board showed the position after the last move's follow-up (the station's store
+        says so): a restarted follower must not wait for that tidying again."""
+        self._follow_up = None
 
     def _pending_follow_up(self) -> ViewKey | None:
         """The picture the last move left before the follow-up the rules demand (clear a

@@ -46,7 +46,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, StationFeed
 from pi_app.referee.session import Session
-from pi_app.referee.store import Event, EventStore, StoreError
+from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,20 @@ class Station:
                             settle_removal=timing.settle_removal, grace=timing.grace,
                             settle_min=None if timing.settle_min < 0 else timing.settle_min,
                             history=list(self.session.history))
+        if self._tidied_since_last_move():
+            follower.follow_up_done()
         return follower
+
+    def _tidied_since_last_move(self) -> bool:
+        """After a restart: did the board show the position since the last stored move (an
+        ``in_sync`` note after it)? Then any follow-up the move demanded is done."""
+        events = self.store.events(self.session.game_id)
+        for event in reversed(events):
+            if event.kind == "in_sync":
+                return True
+            if event.kind in PLAY_KINDS:
+                return False
+        return False
 
     # -- the one step ----------------------------------------------------------------------------
     def step(self, event: HwEvent | None, now: float | None = None) -> list[Outcome]:
@@ -222,6 +235,7 @@ class Station:
                 self.status.guidance = outcome
                 self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes]})
             elif isinstance(outcome, InSync):
+                self._note("in_sync", {})
                 self.status.guidance = None
                 self.status.takeback = ()
                 if self.status.phase == "setup" and not self.blocked():
