@@ -53,7 +53,7 @@ class Option:
     once the board has rested longer."""
     ends: bool = False
     """The round or the game ends with it: what follows (the next deal, the result) cannot be
-    revised, so a lifts-only picture of it is confirmed by the players, never taken by rest."""
+    revised, so a lifts-only picture of it waits the follower's ``settle_end``."""
 
     @property
     def has_follow_up(self) -> bool:
