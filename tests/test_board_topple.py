@@ -305,32 +305,3 @@ def test_a_toast_whose_tiki_comes_back_late_is_still_undone() -> None:
     assert any(isinstance(o, TakenBack) for o in out)
     assert [p for p in Rig.prompts(out) if p.kind == "takeback"] == []
     assert rig.follower.history == [] and rig.follower.state == before
-
-
-#: A round (random play, seed 0) that the next Toast ends (the last action card is played).
-ROUND_ENDS = {"game": "topple", "options": {"players": 2},
-              "rounds": [{"line": ["Hookipa", "Eepo", "Kapu", "Nani", "Huhu", "Wikiwiki", "Nui",
-                                   "Akamai", "Lokahi"], "first": 1,
-                          "cards": [["Hookipa", "Huhu", "Nui"], ["Hookipa", "Nani", "Akamai"]],
-                          "moves": ["up3 Huhu", "up1 Wikiwiki", "up2 Kapu", "up1 Nani",
-                                    "up1 Nani", "topple Nui", "topple Hookipa", "up3 Wikiwiki",
-                                    "up1 Nani", "up2 Lokahi", "toast", "toast", "toast"]}]}
-
-
-def test_a_toast_that_ends_the_round_waits_longer() -> None:
-    """The next deal cannot be revised, so a bottom tiki held in a hand must not end the round
-    after the usual Toast wait: it waits ``settle_end``, and a tiki put back is no Toast."""
-    result = replay(ROUND_ENDS)
-    assert result.ok, result.error
-    rig = Rig("topple", result.state)
-    bottom = next(c for c in reversed(rig.follower.cells) if rig.board.cells[c])
-    tiki = rig.board.pieces(bottom)[0]
-    out = rig.act(("lift", tiki, bottom), linger=3.0)
-    assert Rig.accepted(out) == []
-    out = rig.act(("put", tiki, bottom))
-    assert Rig.accepted(out) == [] and rig.follower.history == []
-    out = rig.act(("lift", tiki, bottom), linger=6.0)
-    accepted = [o for o in out if isinstance(o, MoveAccepted)]
-    assert [a.text for a in accepted] == ["toast"]
-    assert accepted[0].since_rest >= rig.follower.settle_end - 0.01
-    assert rig.game.to_move(rig.follower.state) is None  # the round is over

@@ -151,9 +151,6 @@ class Follower:
     settle_removal: float = 1.5
     grace: float = 1.2
     revise_window: float = 2.5
-    settle_end: float = 4.5
-    """The rest a lifts-only move that ends the round or the game needs (a Toast that ends a
-    Topple round): the deal that follows cannot be revised, so a held tiki must not fake it."""
     history: list[tuple[Any, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 
@@ -263,7 +260,7 @@ class Follower:
         """The next time after ``now`` when :meth:`tick` may have something to say."""
         last = self.tracker.last_change
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
-                 last + self.settle_long, last + self.settle_end,
+                 last + self.settle_long,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace]
         return min((t for t in times if t is not None and t > now), default=None)
 
@@ -449,8 +446,7 @@ class Follower:
     def _rest_needed(self, option: Option) -> float:
         """How long the board must rest before ``option`` is accepted without asking."""
         if option.lifts_only:
-            # A piece held in a hand must not end the round: the next deal cannot be revised.
-            return self.settle_end if option.ends else self.settle_removal
+            return self.settle_removal
         return max(self._settle_min, self.settle_long if option.extendable else self.settle)
 
     def _revise(self, observation: Observation, quiet: float, now: float) -> list[Outcome]:

@@ -51,9 +51,6 @@ class Option:
     """The picture has pieces gone from the board (Topple's Toast; a fight's losers already
     taken off): a piece held in a hand for a moment looks the same, so it is accepted only
     once the board has rested longer."""
-    ends: bool = False
-    """The round or the game ends with it: what follows (the next deal, the result) cannot be
-    revised, so a lifts-only picture of it waits the follower's ``settle_end``."""
 
     @property
     def has_follow_up(self) -> bool:
@@ -117,9 +114,8 @@ class Position:
             seen: dict[ViewKey, Option] = {}
             for way, _ in members:
                 placement = view_key(game.placement_view(state, way), cells)
-                ends = game.is_over(after) or game.to_move(after) is None
                 option = seen.get(placement) or position._add(
-                    Option(move, text, after, placement, final, ends=ends), seen)
+                    Option(move, text, after, placement, final), seen)
                 keys = [view_key(view, cells) for view in game.transit_views(state, way)]
                 for key in keys:
                     if key not in (here, placement):

@@ -215,7 +215,7 @@ class SimTable:
             self._tick_until(event.t)
             self.now = max(self.now, event.t)
             self._take(event, partial(self.referee.feed, event, self.now))
-        self._tick_until(self.now + max(2.5 * self.follower.grace, self.follower.settle_end) + 0.5)
+        self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
 
     def _tick_until(self, until: float) -> None:
         while True:
