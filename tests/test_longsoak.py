@@ -3,10 +3,9 @@ simulated hands through the real station and store, over the firmware and the ho
 virtual clock, with garbage, dropped and duplicated frames, cable cuts and station restarts.
 
 Faults are turned up here so a single short game meets every kind of them; the long run's
-figures are in docs/longsoak-results.json. At these rates some seeds still end with phantom or
-missed moves (a tag's home in the tracker stuck after a snapshot, a lost snapshot not asked for
-again, a station restarted in the middle of a follow-up: see the long soak's report); the seeds
-here are ones the station follows exactly today, so the test guards what already works.
+figures are in docs/longsoak-results.json. Some TacTiki seeds still end with a phantom and a
+missed move (a fight's loser held in a hand while the station restarts: README, "Long soak");
+the seeds here are ones the station follows exactly today, so the test guards what works.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_app.board.follower import InSync
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
 from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, TagsSeen
@@ -241,6 +242,29 @@ def test_geometry_loader_reports_bad_files(tmp_path: Path) -> None:
     bad.write_text(json.dumps(data))
     with pytest.raises(GeometryError, match=r"cells\[1\] \(s2\)\.reader: reader 0 is used twice"):
         load_geometry(bad)
+
+
+def test_a_restart_reads_whether_the_board_was_in_sync_after_the_last_move(
+        tmp_path: Path) -> None:
+    """The station notes ``in_sync`` when the board shows the position again; a station
+    restarted after that note does not wait for the last move's follow-up, one restarted
+    before it does (the follower decides which pictures are that follow-up)."""
+    station = station_for(tmp_path)
+    game, state = station.session.game, station.session.state
+    move = game.legal_moves(state)[0]
+    station.session.moved(game.move_text(state, move), 0, game.apply(state, move))
+
+    def restarted() -> Station:
+        return Station(station.config, EventStore(tmp_path / "tikiboard.db"),
+                       registry_for("topple"), clock=lambda: 0.0)
+
+    assert not restarted()._tidied_since_last_move()
+    station._handle([InSync(1.0)], 1.0)
+    assert restarted()._tidied_since_last_move()
+    later = station.session.state
+    follow = game.legal_moves(later)[0]
+    station.session.moved(game.move_text(later, follow), 1, game.apply(later, follow))
+    assert not restarted()._tidied_since_last_move()
 
 
 def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:

@@ -142,6 +142,9 @@ device = "{sim.path}"
             state, moves = stored(db)
             if game.is_over(state):
                 break
+            if game.to_move(state) is None:  # a round ended; the daemon deals the next one
+                time.sleep(0.2)
+                continue
             want = game.expected_view(state)
             have = hands.board.view()
             if any(tuple(sorted(want[c])) != have[c] for c in want):  # a new round was dealt
@@ -164,7 +167,7 @@ device = "{sim.path}"
                 time.sleep(0.1)
             _, after = stored(db)
             assert after[:len(moves)] == moves, "a stored move changed"
-            assert len(after) == len(moves) + 1, daemon.lines[-15:]
+            assert len(after) == len(moves) + 1, "\n".join(daemon.lines[-40:])
             # Nothing any incarnation confirmed is missing from the database.
             for number, text in daemon.confirmed:
                 assert after[number - 1] == text

@@ -77,7 +77,7 @@ from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
-from pi_app.sim.hands import Action, Noise
+from pi_app.sim.hands import Action, Noise, apply_action, resting
 from pi_app.sim.players import registry_for
 from pi_app.sim.table import Rates, SimTable, TableStats
 
@@ -394,15 +394,8 @@ class VirtualWire:
     def _act(self, action: Action) -> None:
         if action.cell is None:
             return
-        stack = self.cells[action.cell]
         before = self._resting(action.cell)
-        if action.put:
-            stack.append(action.uid)
-            if action.hover:
-                self._hovering.add(action.uid)
-        elif action.uid in stack:
-            stack.remove(action.uid)
-            self._hovering.discard(action.uid)
+        apply_action(self.cells, self._hovering, action)
         self._sense(action.cell)
         cell = self.geometry.cell(action.cell)
         if cell.presence is not None and before != self._resting(action.cell) and \
@@ -422,7 +415,7 @@ class VirtualWire:
 
     def _resting(self, name: str) -> bool:
         """What a presence sensor says: a piece lies there (one held above it does not)."""
-        return any(uid not in self._hovering for uid in self.cells[name])
+        return resting(self.cells[name], self._hovering)
 
 
 @dataclass

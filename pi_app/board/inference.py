@@ -37,9 +37,9 @@ from pi_app.games.base import Game, View
 
 @dataclass(frozen=True, eq=False)
 class Option:
-    """One legal move as the table sees it."""
+    """One legal move as the table sees it: its record text, the state it leads to, and the
+    pictures of the board once it is made by hand and once its follow-up is done."""
 
-    move: Any
     text: str
     state: Any
     placement: ViewKey
@@ -104,18 +104,19 @@ class Position:
             after = game.apply(state, move)
             groups.setdefault(game.position_key(after), []).append((move, after))
         for members in groups.values():
-            chosen: dict[Any, str] = {}  # each exact result's canonical text
+            # The option is one exact result under its canonical text (the lowest, as a
+            # group may hold several exact results: copies of a rank swapped).
+            texts: dict[Any, str] = {}
             for move, after in members:
-                if after not in chosen:
-                    chosen[after] = game.move_text(state, move)
-            text, after = min((t, a) for a, t in chosen.items())
-            move = game.parse_move(state, text)
+                if after not in texts:  # the engine's text is canonical per exact result
+                    texts[after] = game.move_text(state, move)
+            text, after = min((t, a) for a, t in texts.items())
             final = view_key(game.expected_view(after), cells)
             seen: dict[ViewKey, Option] = {}
             for way, _ in members:
                 placement = view_key(game.placement_view(state, way), cells)
                 option = seen.get(placement) or position._add(
-                    Option(move, text, after, placement, final), seen)
+                    Option(text, after, placement, final), seen)
                 keys = [view_key(view, cells) for view in game.transit_views(state, way)]
                 for key in keys:
                     if key not in (here, placement):

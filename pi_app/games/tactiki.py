@@ -31,7 +31,7 @@ Turns
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple, TypeAlias
@@ -376,6 +376,23 @@ def _can_step(cols: Sequence[tuple[int, ...]], player: int, attack_frozen: bool)
     return False
 
 
+def _first_steps(state: TacState) -> Iterator[tuple[tuple[int, int], list[tuple[int, ...]],
+                                                    tuple[list[int], list[int]], int,
+                                                    list[tuple[int, int]]]]:
+    """Each first step open to the player to move: the step, the columns, graveyards and
+    revealed mask after it, and the second steps then open (none once it completes a statue).
+    The turn table and :meth:`TacTikiGame.ways` both walk turns this way."""
+    player, opts = state.player, state.options
+    duels, strict, attack_frozen = opts.tables.duel, opts.strict_statue, opts.attack_frozen
+    g0, g1 = state.graves
+    for first in _step_list(state.columns, player, attack_frozen):
+        cols = list(state.columns)
+        graves = (list(g0), list(g1))
+        revealed, _, won = _step(cols, graves, state.revealed, *first, duels, strict)
+        yield first, cols, graves, revealed, ([] if won else
+                                              _step_list(cols, player, attack_frozen))
+
+
 def _reincarnations(state: TacState) -> list[Reincarnate]:
     """Every reincarnation open to the player to move: one per defeated rank and empty field."""
     grave = state.graves[state.player]
@@ -577,14 +594,8 @@ class TacTikiGame(Game[TacState, Move]):
         steps leave different pictures on the board before the fight's losers go off."""
         if state.winner is not None or state.draw:
             return []
-        player, opts = state.player, state.options
-        duels, strict, attack_frozen = opts.tables.duel, opts.strict_statue, opts.attack_frozen
         out: list[Move] = []
-        for first in _step_list(state.columns, player, attack_frozen):
-            cols = list(state.columns)
-            graves = (list(state.graves[0]), list(state.graves[1]))
-            _, _, won = _step(cols, graves, state.revealed, *first, duels, strict)
-            seconds = [] if won else _step_list(cols, player, attack_frozen)
+        for first, _, _, _, seconds in _first_steps(state):
             out += [Steps((first, second)) for second in seconds] or [Steps((first,))]
         out += _reincarnations(state)
         return out or [PASS]
@@ -605,8 +616,8 @@ class TacTikiGame(Game[TacState, Move]):
     def _compute_turn_table(self, state: TacState) -> dict[Any, Move]:
         if state.winner is not None or state.draw:
             return {}
-        player, opts = state.player, state.options
-        duels, strict, attack_frozen = opts.tables.duel, opts.strict_statue, opts.attack_frozen
+        opts = state.options
+        duels, strict = opts.tables.duel, opts.strict_statue
         table: dict[Any, Move] = {}
         texts: dict[Any, str] = {}
 
@@ -617,12 +628,7 @@ class TacTikiGame(Game[TacState, Move]):
                 texts[key] = text
                 table[key] = Steps(steps)
 
-        g0, g1 = state.graves
-        for first in _step_list(state.columns, player, attack_frozen):
-            cols1 = list(state.columns)
-            graves1 = (list(g0), list(g1))
-            rev1, _, won = _step(cols1, graves1, state.revealed, *first, duels, strict)
-            seconds = [] if won else _step_list(cols1, player, attack_frozen)
+        for first, cols1, graves1, rev1, seconds in _first_steps(state):
             if not seconds:
                 offer((tuple(cols1), tuple(sorted(graves1[0])), tuple(sorted(graves1[1])), rev1),
                       (first,))

@@ -214,10 +214,13 @@ async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
                 sdnotify.notify("READY=1\nSTATUS=" + why)
                 geometry = load_geometry(config.sensors.geometry or config.station.game)
                 shown = _open_feedback(config, geometry)
+            assert geometry is not None
+            scene = fb.Scene(phase="error", game=config.station.game,
+                             board=config.station.board, store_error=why)
+            shown.display.show(fb.screen(scene))  # skipped by the driver when unchanged
             retry = time.monotonic() + STORE_RETRY_S
             while time.monotonic() < retry and not stop.is_set():
-                assert geometry is not None
-                _show_store_error(shown, geometry, config, why)
+                shown.leds.show(fb.led_frame(scene, geometry, time.monotonic()))  # blinking
                 if watchdog:
                     sdnotify.notify("WATCHDOG=1")
                 with contextlib.suppress(asyncio.TimeoutError):
@@ -240,13 +243,6 @@ def _open_feedback(config: Config, geometry: Geometry) -> Hardware:
                       brightness=config.leds.brightness)
     return Hardware(link=None, leds=leds, display=open_display(pins.oled, config.display.driver),
                     buttons=None)
-
-
-def _show_store_error(shown: Hardware, geometry: Geometry, config: Config, why: str) -> None:
-    scene = fb.Scene(phase="error", game=config.station.game, board=config.station.board,
-                     store_error=why)
-    shown.leds.show(fb.led_frame(scene, geometry, time.monotonic()))
-    shown.display.show(fb.screen(scene))
 
 
 def _watchdog_interval() -> float:

@@ -83,7 +83,7 @@ class PhysicalBoard:
 
     def resting(self, cell: str) -> bool:
         """True when a piece lies on ``cell`` (what its presence sensor says)."""
-        return any(uid not in self.hovering for uid in self.cells[cell])
+        return resting(self.cells[cell], self.hovering)
 
     def pieces(self, cell: str) -> tuple[str, ...]:
         return tuple(sorted(self.name(uid) for uid in self.cells[cell]))
@@ -101,16 +101,7 @@ class PhysicalBoard:
         return [uid for uid in uids if uid not in on]
 
     def apply(self, action: Action) -> None:
-        if action.cell is None:
-            return
-        stack = self.cells[action.cell]
-        if action.put:
-            stack.append(action.uid)
-            if action.hover:
-                self.hovering.add(action.uid)
-        elif action.uid in stack:
-            stack.remove(action.uid)
-            self.hovering.discard(action.uid)
+        apply_action(self.cells, self.hovering, action)
 
     def set_view(self, view: View) -> None:
         """Lay the pieces of ``view`` out directly (the set-up before a scenario)."""
@@ -120,6 +111,27 @@ class PhysicalBoard:
             if cell in self.cells:
                 for name in names:
                     self.cells[cell].append(self.off_board(name)[0])
+
+
+def apply_action(cells: dict[str, list[str]], hovering: set[str], action: Action) -> None:
+    """Carry out ``action`` on ``cells`` (UIDs per cell, bottom first) and ``hovering`` (UIDs
+    held above a cell): the one rule the physical board and every sensor model follow."""
+    if action.cell is None:
+        return
+    stack = cells[action.cell]
+    if action.put:
+        stack.append(action.uid)
+        if action.hover:
+            hovering.add(action.uid)
+    elif action.uid in stack:
+        stack.remove(action.uid)
+        hovering.discard(action.uid)
+
+
+def resting(uids: list[str], hovering: set[str]) -> bool:
+    """What a presence sensor says of a cell holding ``uids``: a piece lies there (one held
+    above it does not count)."""
+    return any(uid not in hovering for uid in uids)
 
 
 class Hands:

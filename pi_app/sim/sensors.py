@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pi_app.board.geometry import Cell, Geometry
 from pi_app.hw.events import PresenceChanged, SensorEvent, TagsSeen
-from pi_app.sim.hands import Action
+from pi_app.sim.hands import Action, apply_action, resting
 
 
 @dataclass
@@ -50,6 +50,7 @@ class SensorModel:
     def lay_out(self, cells: dict[str, list[str]], t: float) -> list[SensorEvent]:
         """Start from this board (as a snapshot would report it); events for the host."""
         self.cells = {name: list(uids) for name, uids in cells.items()}
+        self._hovering.clear()
         events: list[SensorEvent] = []
         for cell in self._readers:
             assert cell.reader is not None
@@ -99,15 +100,9 @@ class SensorModel:
         if action.cell is None:
             return
         stack = self.cells[action.cell]
-        before = self._resting(stack)
-        if action.put:
-            stack.append(action.uid)
-            if action.hover:
-                self._hovering.add(action.uid)
-        elif action.uid in stack:
-            stack.remove(action.uid)
-            self._hovering.discard(action.uid)
-        after = self._resting(stack)
+        before = resting(stack, self._hovering)
+        apply_action(self.cells, self._hovering, action)
+        after = resting(stack, self._hovering)
         cell = self.geometry.cell(action.cell)
         if cell.presence is None or before == after:
             return
@@ -118,10 +113,6 @@ class SensorModel:
             t += self.rng.uniform(0.02, 0.06)
         events.append(PresenceChanged(t, cell.presence, after))
         self._present[cell.presence] = after
-
-    def _resting(self, stack: list[str]) -> bool:
-        """What a presence sensor says: a piece lies there (a hovering one does not count)."""
-        return any(uid not in self._hovering for uid in stack)
 
     def _scan(self, cell: Cell, t: float, events: list[SensorEvent]) -> None:
         assert cell.reader is not None
