@@ -169,6 +169,37 @@ def test_a_piece_that_lands_on_a_stack_waits_settle_min() -> None:
     assert accepted[0].t - (1.0 + 4 * 0.15) >= rig.geometry.settle_min
 
 
+def test_a_held_piece_carried_over_a_stack_does_not_revise_the_turn_it_was_taken_for() -> None:
+    """TAC's 1 lifted and held reads, after ``settle_removal``, as the turn in which it loses
+    a fight. Carried back over a stack (where another of TAC's turns would land it), it is read
+    there for a moment: that revises nothing before ``settle_min``, as for any move onto a
+    stack. Put back on its field, it undoes the turn."""
+    before = tactiki(["c1-b1 e1-d1", "a5-a4 c5-b5", "b1-c1 d1-d2", "a5-b5 c5-c4", "d1-c1 d2-e2",
+                      "b5-b4 c4-b4", "b1-b2 d1-d2", "b4-c4 b4-c4", "b1-a1 b2-c2"])
+    rig = Rig("tactiki", before)
+    assert Rig.accepted(rig.act(("lift", "C1", "c4"), linger=3.0)) == ["c4-c3 c3-c2"]
+    out = rig.act(("hover", "C1", "a4"), linger=0.1)
+    out += rig.act(("lift", "C1", "a4"), ("put", "C1", "c4"), gap=0.1)
+    assert not any(isinstance(o, MoveRevised) for o in out)
+    assert any(isinstance(o, TakenBack) for o in out)
+    assert rig.follower.state == before and rig.follower.history == []
+
+
+def test_a_piece_that_rested_on_a_stack_and_goes_on_revises_the_turn() -> None:
+    """A piece carried over a stack and held there for ``settle_min`` is taken as landed; if
+    the same hand then carries it on and the board shows another legal turn, within
+    ``revise_window``, that turn replaces the first, as for a turn that could go on."""
+    rig = Rig("tactiki", tactiki([]))
+    out = rig.act(("lift", "T3", "a1"), ("put", "T3", "a2"), ("lift", "T4", "b1"),
+                  ("put", "T4", "a1"), gap=0.15, linger=0.6)
+    assert [(a.text, a.how) for a in out if isinstance(a, MoveAccepted)] == [
+        ("a1-a2 b1-a1", "rested")]
+    out = rig.act(("lift", "T4", "a1"), ("put", "T4", "b2"), gap=0.15)
+    assert [(r.replaced, r.text) for r in out if isinstance(r, MoveRevised)] == [
+        ("a1-a2 b1-a1", "a1-a2 b1-b2")]
+    assert not Rig.guidance(out) and [t for _, t in rig.follower.history] == ["a1-a2 b1-b2"]
+
+
 def test_first_step_alone_waits_for_the_second() -> None:
     rig = Rig("tactiki", tactiki([]))
     out = rig.act(("lift", "T2", "c1"), ("put", "T2", "c2"), linger=1.0)

@@ -258,13 +258,52 @@ def test_a_restart_reads_whether_the_board_was_in_sync_after_the_last_move(
         return Station(station.config, EventStore(tmp_path / "tikiboard.db"),
                        registry_for("topple"), clock=lambda: 0.0)
 
-    assert not restarted()._tidied_since_last_move()
+    assert restarted()._since_last_move() == (False, False)
     station._handle([InSync(1.0)], 1.0)
-    assert restarted()._tidied_since_last_move()
+    assert restarted()._since_last_move() == (True, False)
     later = station.session.state
     follow = game.legal_moves(later)[0]
     station.session.moved(game.move_text(later, follow), 1, game.apply(later, follow))
-    assert not restarted()._tidied_since_last_move()
+    assert restarted()._since_last_move() == (False, False)
+
+
+def test_a_toast_held_across_a_restart_is_undone_when_its_tiki_comes_back(
+        tmp_path: Path) -> None:
+    """A tiki held in a hand long enough reads as a Toast; the station is restarted before
+    the hand puts it back. The restarted station knows from the store that the board alone
+    decided that Toast, so the tiki coming back undoes it, as it would have without the
+    restart (a station that forgot it would show the tiki as a mismatch to take off)."""
+    station = station_for(tmp_path)
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    for t in (2.5, 4.5):  # two Up 1 cards: no Toast on a player's first turn
+        swap(station, "s1", "s2", t)
+        for dt in (0.3, 0.8, 1.5):
+            station.step(None, t + dt)
+    s9 = station.geometry.cell("s9")
+    assert s9.reader is not None and s9.presence is not None
+    tiki = station.session.game.expected_view(station.session.state)["s9"][0]
+    uid = station.registry.uids_of(tiki)[0]
+    station.step(TagsSeen(7.0, s9.reader, frozenset()), 7.0)
+    station.step(PresenceChanged(7.0, s9.presence, False), 7.0)
+    for t in (7.5, 8.0, 8.6, 9.2):
+        station.step(None, t)
+    assert station.accepted_log[2:] == ["toast"]
+    played = station.session.export()["rounds"][0]["moves"][:2]
+    station.store.close()
+
+    again = Station(station.config, EventStore(tmp_path / "tikiboard.db"),
+                    registry_for("topple"), clock=lambda: 0.0)
+    assert again._since_last_move() == (False, True)
+    lay_out(again, 10.0)
+    again.step(None, 11.0)
+    assert again.status.guidance is None
+    again.step(TagsSeen(12.0, s9.reader, frozenset({uid})), 12.0)
+    again.step(PresenceChanged(12.0, s9.presence, True), 12.0)
+    for t in (12.3, 12.6, 13.0):
+        again.step(None, t)
+    assert again.status.prompt is None and again.status.guidance is None
+    assert again.session.export()["rounds"][0]["moves"] == played
 
 
 def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:

@@ -53,6 +53,9 @@ from pi_app.hw.events import ButtonPressed, SensorEvent
 TAKEBACK_DEPTH = 12
 #: Oldest a sensor event's own time may be (seconds before it is handled) and still be used.
 MAX_EVENT_AGE = 2.0
+#: How a move was accepted when the board alone decided it: only those may be revised (or
+#: undone when a piece comes back) by what the board shows next.
+BOARD_DECIDED = ("at once", "rested", "settled")
 #: Timers fire at exactly ``last change + settle``; float sums may land a hair short of it.
 _EPSILON = 1e-6
 
@@ -366,7 +369,7 @@ class Follower:
             return out
         if verdict is Verdict.MOVE:
             option = decision.options[0]
-            if not self._may_hover(option):
+            if not self._may_hover(option, self.position.here):
                 return out + self._accept(option, now, quiet, "at once")
             if quiet >= self._settle_min:
                 return out + self._accept(option, now, quiet, "rested")
@@ -428,7 +431,7 @@ class Follower:
                     out += self.choose(piece.removeprefix("action:"), now)
                     return
 
-    def _may_hover(self, option: Option) -> bool:
+    def _may_hover(self, option: Option, here: ViewKey) -> bool:
         """True when the picture could be a piece held above a cell on its way elsewhere: a
         cell gains a piece, and its presence sensor cannot tell a piece lying there from one
         carried over it, because it has none or a piece already lay there. (A presence sensor
@@ -437,7 +440,7 @@ class Follower:
             return False
         if not self.geometry.presence_on_contact:
             return True
-        for (name, after), (_, before) in zip(option.placement, self.position.here, strict=True):
+        for (name, after), (_, before) in zip(option.placement, here, strict=True):
             if after != before and Counter(after) - Counter(before) and (
                     before or self.geometry.cell(name).presence is None):
                 return True
@@ -477,6 +480,9 @@ class Follower:
             return []
         if decision.verdict is Verdict.SETTLING and quiet < self._rest_needed(option):
             return []
+        if decision.verdict is Verdict.MOVE and quiet < self._settle_min and \
+                self._may_hover(option, previous.here):
+            return []  # a piece carried over a stack on its way: as for a move (_step)
         self.history.pop()
         self.history.append((previous.state, option.text))
         self._moved_to(option.state)
@@ -514,8 +520,12 @@ class Follower:
         player = self.game.to_move(self.state)
         # Only what the board alone decided may be revised by the board; a move the players
         # chose by button or card, or the only one there was, stands.
-        self._previous = (self.position, option, now) if how in ("at once", "rested", "settled") \
-            else None
+        if how == "rested":
+            # Taken only because it rested on a stack for settle_min: the hand may have been
+            # carrying the piece on (or making the turn's steps in another order), so the
+            # move stays open to revision as one that could go on.
+            option = replace(option, extendable=True)
+        self._previous = (self.position, option, now) if how in BOARD_DECIDED else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
@@ -544,6 +554,20 @@ class Follower:
         self._asking = None
         self._follow_up = self._pending_follow_up()
         self._previous = None
+
+    def resume_last_move(self) -> None:
+        """After a restart: the last move was decided by the board alone (the store says how),
+        so a piece it took off that comes back still undoes it, as it would have before the
+        restart. Its revise window is over: the restart took longer than that."""
+        if not self.history:
+            return
+        before, text = self.history[-1]
+        earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH - 1:-1])]
+        previous = Position.build(self.game, before, self.cells, earlier)
+        option = next((o for options in previous.by_placement.values() for o in options
+                       if o.text == text and o.lifts_only), None)
+        if option is not None:
+            self._previous = (previous, option, float("-inf"))
 
     def follow_up_done(self) -> None:
         """The board showed the position after the last move's follow-up (the station's store

@@ -58,9 +58,13 @@ class Session:
         return session
 
     # -- what happens ----------------------------------------------------------------------------
-    def moved(self, text: str, player: int | None, state: Any) -> Event:
-        """Store an accepted move (call before confirming it to anyone)."""
-        event = self.store.append(self.game_id, "move", {"text": text, "player": player})
+    def moved(self, text: str, player: int | None, state: Any, how: str = "") -> Event:
+        """Store an accepted move (call before confirming it to anyone), with how it was
+        accepted (a restarted station needs to know whether the board alone decided it)."""
+        data: JSON = {"text": text, "player": player}
+        if how:
+            data["how"] = how
+        event = self.store.append(self.game_id, "move", data)
         self.history.append((self.state, text))
         self._advance("move", event.data, state)
         return event

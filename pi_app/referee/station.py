@@ -24,6 +24,7 @@ from typing import Any
 from PIL import Image
 
 from pi_app.board.follower import (
+    BOARD_DECIDED,
     Follower,
     Guidance,
     InSync,
@@ -144,20 +145,25 @@ class Station:
                             settle_removal=timing.settle_removal, grace=timing.grace,
                             settle_min=None if timing.settle_min < 0 else timing.settle_min,
                             history=list(self.session.history))
-        if self._tidied_since_last_move():
+        tidied, board_decided = self._since_last_move()
+        if tidied:
             follower.follow_up_done()
+        if board_decided:
+            follower.resume_last_move()
         return follower
 
-    def _tidied_since_last_move(self) -> bool:
-        """After a restart: did the board show the position since the last stored move (an
-        ``in_sync`` note after it)? Then any follow-up the move demanded is done."""
-        events = self.store.events(self.session.game_id)
-        for event in reversed(events):
+    def _since_last_move(self) -> tuple[bool, bool]:
+        """After a restart, from the store: did the board show the position since the last
+        move (an ``in_sync`` note after it; then any follow-up it demanded is done), and did
+        the board alone decide that move (then it stays revisable, as before the restart)?"""
+        tidied = False
+        for event in reversed(self.store.events(self.session.game_id)):
             if event.kind == "in_sync":
-                return True
-            if event.kind in PLAY_KINDS:
-                return False
-        return False
+                tidied = True
+            elif event.kind in PLAY_KINDS:
+                return tidied, event.kind == "revise" or (
+                    event.kind == "move" and event.data.get("how") in BOARD_DECIDED)
+        return tidied, False
 
     # -- the one step ----------------------------------------------------------------------------
     def step(self, event: HwEvent | None, now: float | None = None) -> list[Outcome]:
@@ -251,7 +257,8 @@ class Station:
             self.follower.reset(before, list(self.session.history))
             return
         try:
-            self.session.moved(outcome.text, outcome.player, outcome.state)
+            self.session.moved(outcome.text, outcome.player, outcome.state,
+                               outcome.how)
         except StoreError as exc:
             # Not stored, so not confirmed: put the follower back; the move is accepted again
             # (and stored) as soon as the database takes it.
