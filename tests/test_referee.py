@@ -306,6 +306,62 @@ def test_a_toast_held_across_a_restart_is_undone_when_its_tiki_comes_back(
     assert again.session.export()["rounds"][0]["moves"] == played
 
 
+#: Tiki Topple, two players, seed 1: thirteen cards of a round whose last card is a Toast.
+ROUND_ENDS_ON_A_TOAST = ["up3 Eepo", "up2 Lokahi", "topple Hookipa", "topple Wikiwiki",
+                         "up1 Akamai", "up3 Hookipa", "up1 Nui", "up1 Lokahi", "toast", "toast",
+                         "toast", "up1 Hookipa", "up2 Nani"]
+
+
+def test_a_round_ended_by_a_held_tiki_is_dealt_only_once_it_can_no_longer_be_undone(
+        tmp_path: Path) -> None:
+    """The last card of the round is a Toast, so a bottom tiki held in the air for the Toast
+    wait ends the round. The next line is dealt only ``revise_window`` later: a tiki put back
+    before that undoes the Toast and the round goes on; left off, the round is dealt."""
+    first = station_for(tmp_path)
+    game = first.session.game
+    for text in ROUND_ENDS_ON_A_TOAST:
+        state = first.session.state
+        first.session.moved(text, game.to_move(state), game.apply_text(state, text))
+    first.store.close()
+    station = Station(first.config, EventStore(tmp_path / "tikiboard.db"),
+                      registry_for("topple"), clock=lambda: 0.0)
+    before = station.session.state
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    view = game.expected_view(before)
+    bottom = station.geometry.cell([c for c in view if view[c]][-1])
+    assert bottom.reader is not None and bottom.presence is not None
+    uid = station.registry.uids_of(view[bottom.name][0])[0]
+
+    def lift(t: float) -> None:
+        station.step(TagsSeen(t, bottom.reader or 0, frozenset()), t)
+        station.step(PresenceChanged(t, bottom.presence or 0, False), t)
+
+    def wait(t0: float, t1: float) -> None:
+        t = t0
+        while t <= t1:
+            station.step(None, t)
+            t += 0.1
+
+    lift(3.0)
+    wait(3.1, 5.0)
+    assert station.accepted_log == ["toast"] and game.to_move(station.session.state) is None
+    assert station.status.message == "round over"
+    station.step(TagsSeen(5.5, bottom.reader, frozenset({uid})), 5.5)
+    station.step(PresenceChanged(5.5, bottom.presence, True), 5.5)
+    wait(5.6, 9.0)
+    assert station.session.state == before and station.status.message != "round over"
+    assert len(station.session.export()["rounds"]) == 1
+
+    lift(10.0)
+    wait(10.1, 12.0)
+    assert station.accepted_log[-1] == "toast" and station.status.phase != "setup"
+    wait(12.1, 14.5)
+    assert station.status.phase == "setup"
+    rounds = station.session.export()["rounds"]
+    assert len(rounds) == 2 and rounds[0]["moves"] == [*ROUND_ENDS_ON_A_TOAST, "toast"]
+
+
 def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:
     from pi_app.games.topple_deck import deck
     from pi_app.sim.players import card_name

@@ -487,7 +487,7 @@ class StationReferee:
         raise NotImplementedError("card taps go over the pad reader; run with tap_card=0")
 
     def next_deadline(self, now: float) -> float | None:
-        return self.station.follower.next_deadline(now)
+        return self.station.next_deadline(now)
 
     def place(self, event: HwEvent) -> None:
         self._step(event, max(self.now, event.t))
@@ -496,7 +496,17 @@ class StationReferee:
         return self._step(None, now)
 
     def deal(self, state: Any, rng: random.Random) -> Any:
-        """The station dealt the next round itself when the last one ended."""
+        """The station deals the next round itself when the last one ended (a little later
+        when the board alone decided the round's last move): the players wait for it."""
+        game = self.station.session.game
+        for _ in range(1_000):
+            if game.to_move(self.station.session.state) is not None or \
+                    game.is_over(self.station.session.state):
+                break
+            deadline = self.station.next_deadline(self.now)
+            if deadline is None:
+                break
+            self._step(None, deadline)
         self._round_end = None
         return self.station.follower.state
 

@@ -165,7 +165,7 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
             blink = station.next_frame_change(now)
             if blink is not None:
                 wake.append(max(blink, now + 1.0 / ANIMATION_HZ))
-            deadline = station.follower.next_deadline(now)
+            deadline = station.next_deadline(now)
             if deadline is not None:
                 wake.append(deadline)
             if watchdog:

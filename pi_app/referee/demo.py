@@ -283,6 +283,9 @@ class DemoPlayers:
             if station.status.cards is not None:
                 await self.tap_cards()
                 continue
+            if game.to_move(state) is None:  # a round is over: the station deals the next
+                await self.wait_for(lambda ended=state: station.session.state is not ended, 5.0)
+                continue
             if station.status.phase == "setup":  # a new round: lay out the new line by hand
                 await self.settle_board()
                 await self.wait_for(lambda: station.status.phase == "play", 6.0)

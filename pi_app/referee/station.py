@@ -107,7 +107,8 @@ class Station:
         self._read_setup_if_due()
         # A restart between a move and what follows it (the next Topple deal, the result):
         # finish that step now, from the stored position.
-        self._after_move(self.clock())
+        self._deal_at: float | None = None
+        self._after_move(self.clock(), self._since_last_move()[1])
 
     # -- sessions --------------------------------------------------------------------------------
     def _open_session(self) -> Session:
@@ -178,6 +179,10 @@ class Station:
         except StoreError as exc:  # a note or result could not be stored: say so, go on
             self._store_failed(str(exc), now)
             outcomes = []
+        try:
+            self._deal_if_due(now)
+        except StoreError as exc:
+            self._store_failed(str(exc), now)
         self.render(now)
         try:
             more = self.follower.prepare(now)  # after the confirmation is on the LEDs
@@ -222,6 +227,7 @@ class Station:
                 self._persist(partial(self.session.revised, outcome.replaced, outcome.text,
                                       outcome.state), now)
                 self.status.last_move = outcome.text
+                self._after_move(now, board_decided=True)
             elif isinstance(outcome, TakenBack):
                 undone = self.session.state
                 self._persist(partial(self.session.taken_back, outcome.plies, outcome.state),
@@ -276,9 +282,13 @@ class Station:
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
-        self._after_move(now)
+        self._after_move(now, outcome.how in BOARD_DECIDED)
 
-    def _after_move(self, now: float) -> None:
+    def _after_move(self, now: float, board_decided: bool = False) -> None:
+        """Finish the game, or deal the next Topple round. A round ended by a move the board
+        alone decided is dealt only ``revise_window`` later: until then the move may still
+        turn out to be the middle of another (a bottom tiki held in the air reads as a
+        Toast), and a deal cannot be taken back."""
         game, state = self.session.game, self.session.state
         if game.is_over(state):
             if not self.store.game(self.session.game_id).finished:
@@ -288,13 +298,35 @@ class Station:
             self.status.phase = "over"
             return
         if game.to_move(state) is None:  # a Topple round is over: deal the next one
-            new_state = game.deal(state, self.rng)
-            round_record = _round_record(game.name, new_state)
-            self.feed.event(self.session.dealt(new_state, round_record))
-            self.follower.reset(new_state)
-            self.status.phase = "setup"
-            self.status.message = "new round: set up the line"
-            self._await_cards_if_due()
+            if self._deal_at is None:
+                self._deal_at = now + (self.follower.revise_window if board_decided else 0.0)
+            self._deal_if_due(now)
+
+    def _deal_if_due(self, now: float) -> None:
+        if self._deal_at is None:
+            return
+        game, state = self.session.game, self.session.state
+        if game.is_over(state) or game.to_move(state) is not None:
+            self._deal_at = None  # the round's last move was undone or revised
+            if self.status.message == "round over":
+                self.status.message = ""
+            return
+        if now < self._deal_at:
+            self.status.message = "round over"
+            return
+        new_state = game.deal(state, self.rng)
+        round_record = _round_record(game.name, new_state)
+        self.feed.event(self.session.dealt(new_state, round_record))
+        self._deal_at = None
+        self.follower.reset(new_state)
+        self.status.phase = "setup"
+        self.status.message = "new round: set up the line"
+        self._await_cards_if_due()
+
+    def next_deadline(self, now: float) -> float | None:
+        """The next time after ``now`` when :meth:`step` has something to do by itself."""
+        times = [t for t in (self.follower.next_deadline(now), self._deal_at) if t is not None]
+        return max(min(times), now) if times else None
 
     def _persist(self, write: Callable[[], Event], now: float) -> None:
         try:
