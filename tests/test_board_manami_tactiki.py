@@ -357,14 +357,21 @@ FORCED_PASS = {
 }
 
 
-def test_undoing_a_forced_pass_shows_no_empty_mismatch() -> None:
-    """The station passes for a player who cannot move. BACK takes that pass back, and it is
-    forced again at once: there is nothing to put back, so no mismatch may be shown."""
+def test_back_after_a_forced_pass_takes_back_the_move_before_it() -> None:
+    """The station passes for a player who cannot move. That pass would only be forced
+    again, so BACK takes back the pass and the move before it, and guides its pieces back
+    (never an empty mismatch)."""
     result = replay({"game": "tactiki", **FORCED_PASS})
     assert result.ok, result.error
+    chosen = FORCED_PASS["moves"][-1]
+    before = replay({"game": "tactiki", "setup": FORCED_PASS["setup"],
+                     "moves": FORCED_PASS["moves"][:-1]}).state
     rig = Rig("tactiki", result.state)
+    rig.follower.history[:0] = [(before, chosen)]  # the station passes the game's history
     assert Rig.accepted(rig.outcomes) == ["pass"]
     out = rig.press("back")
     out += rig.wait_until(rig.now + 3.0)
-    assert any(isinstance(o, TakenBack) for o in out) and Rig.accepted(out) == ["pass"]
-    assert Rig.guidance(out) == []
+    assert [o.plies for o in out if isinstance(o, TakenBack)] == [2]
+    assert Rig.accepted(out) == [] and rig.follower.history == []
+    assert rig.follower.state == before
+    assert Rig.guidance(out)[-1].fixes  # the pieces of the chosen move, to put back

@@ -276,8 +276,9 @@ class Follower:
                 self._asking = _Asking("decision", self.position.here, tuple(self._silent()))
                 return [self._prompt(now)]
             if button == "back" and self.history:
+                plies = takeback_plies(self.game, self.history)
                 self._undone = self.tracker.observation(now).key(self.cells)
-                return self._take_back(1, now)
+                return self._take_back(plies, now)
             return []
         if button == "menu":
             count = len(asking.options) if asking.options else 1
@@ -589,6 +590,23 @@ class Follower:
             return None
         return placement if placement != view_key(self.game.expected_view(self.state),
                                                   self.cells) else None
+
+
+def was_forced(game: Game[Any, Any], before: Any, text: str) -> bool:
+    """True when ``text`` was the only legal move from ``before`` and left the board as it
+    was: the follower took it by itself, and would take it again."""
+    moves = game.legal_moves(before)
+    return len(moves) == 1 and game.move_text(before, moves[0]) == text and \
+        game.placement_view(before, moves[0]) == game.expected_view(before)
+
+
+def takeback_plies(game: Game[Any, Any], history: Sequence[tuple[Any, str]]) -> int:
+    """How many moves BACK takes back: the last one a player made, and the forced moves
+    after it (taking back only a forced pass would see it forced again at once)."""
+    plies = 1
+    while plies < len(history) and was_forced(game, *history[-plies]):
+        plies += 1
+    return min(plies, len(history))
 
 
 def _came_back(before: ViewKey, after: ViewKey, observation: Observation) -> bool:

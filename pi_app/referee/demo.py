@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from PIL import Image
 
-from pi_app.board.follower import Prompt
+from pi_app.board.follower import Prompt, takeback_plies
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware, serve
@@ -240,7 +240,8 @@ class DemoPlayers:
     async def take_back(self) -> None:
         """Put the pieces back one move and confirm; or say it with the back button."""
         station = self.station
-        earlier = station.session.history[-1][0]
+        history = station.session.history
+        earlier = history[-takeback_plies(station.session.game, history)][0]
         view = station.session.game.expected_view(earlier)
         key = tuple((c, tuple(sorted(view[c]))) for c in station.follower.cells)
         self.players.stats.takebacks += 1

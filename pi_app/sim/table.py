@@ -32,6 +32,7 @@ from pi_app.board.follower import (
     Prompt,
     PromptCleared,
     TakenBack,
+    takeback_plies,
 )
 from pi_app.board.geometry import Geometry
 from pi_app.board.registry import TagRegistry
@@ -437,9 +438,10 @@ class SimTable:
 
     def play_takeback(self) -> None:
         """Put the board back one move and confirm the takeback."""
-        if not self.referee.history:
+        history = self.referee.history
+        if not history:
             return
-        earlier = self.referee.history[-1][0]
+        earlier = history[-takeback_plies(self.game, history)][0]
         self.stats.takebacks_made += 1
         self._taking_back = True
         view = self.game.expected_view(earlier)
