@@ -63,7 +63,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pi_app.board.follower import Follower, Guidance, MoveAccepted, Outcome, PromptCleared
+from pi_app.board.follower import (
+    Follower,
+    Guidance,
+    MoveAccepted,
+    MoveRevised,
+    Outcome,
+    PromptCleared,
+    TakenBack,
+)
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
 from pi_app.games import GAME_NAMES, RecordError, get_game
@@ -536,9 +544,13 @@ class StationReferee:
             return []
         game = self.station.session.game
         for outcome in out:
-            if isinstance(outcome, MoveAccepted) and game.to_move(outcome.state) is None \
-                    and not game.is_over(outcome.state):
-                self._round_end = outcome.state
+            if isinstance(outcome, MoveAccepted | MoveRevised):
+                ended = game.to_move(outcome.state) is None and not game.is_over(outcome.state)
+                self._round_end = outcome.state if ended else self._round_end
+                if isinstance(outcome, MoveRevised) and not ended:
+                    self._round_end = None  # the round's last move was the middle of another
+            elif isinstance(outcome, TakenBack):
+                self._round_end = None  # the round's last move undone before the deal
         if self._round_end is not None:  # a new line to set up is no mismatch
             out = [o for o in out if not isinstance(o, Guidance)]
         return out
