@@ -74,6 +74,9 @@ class MoveAccepted:
     looks the same for a moment: after ``settle_min``), ``settled`` (after resting: incomplete
     picture, or the middle of another move), ``asked`` (a question was answered) or
     ``forced``."""
+    lifts_only: bool = False
+    """The picture accepted only had pieces gone (see :attr:`Option.lifts_only`): the move is
+    undone if such a piece comes back (a restarted station must know it too)."""
 
 
 @dataclass(frozen=True)
@@ -509,8 +512,11 @@ class Follower:
         if self._previous is None:
             return []
         previous, accepted, _ = self._previous
+        # While the rules' follow-up is still due, its pieces (a fight's loser) have not left
+        # the board yet: they cannot have come back.
+        after = self.position.here if self._follow_up is None else self._follow_up
         if not accepted.lifts_only or quiet < self.settle \
-                or not _came_back(previous.here, self.position.here, observation):
+                or not _came_back(previous.here, after, observation):
             return []
         self._previous = None
         return self._take_back(1, now)
@@ -530,7 +536,8 @@ class Follower:
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
-        return [MoveAccepted(now, option.text, player, option.state, quiet, how)]
+        return [MoveAccepted(now, option.text, player, option.state, quiet, how,
+                             option.lifts_only)]
 
     def _take_back(self, plies: int, now: float) -> list[Outcome]:
         plies = min(plies, len(self.history))
@@ -557,9 +564,9 @@ class Follower:
         self._previous = None
 
     def resume_last_move(self) -> None:
-        """After a restart: the last move was decided by the board alone (the store says how),
-        so a piece it took off that comes back still undoes it, as it would have before the
-        restart. Its revise window is over: the restart took longer than that."""
+        """After a restart: the board alone took the last move from a picture with pieces gone
+        (the store says so), so a piece it took off that comes back still undoes it, as it
+        would have before the restart. Its revise window is over: the restart took longer."""
         if not self.history:
             return
         before, text = self.history[-1]

@@ -58,12 +58,16 @@ class Session:
         return session
 
     # -- what happens ----------------------------------------------------------------------------
-    def moved(self, text: str, player: int | None, state: Any, how: str = "") -> Event:
+    def moved(self, text: str, player: int | None, state: Any, how: str = "",
+              lifts_only: bool = False) -> Event:
         """Store an accepted move (call before confirming it to anyone), with how it was
-        accepted (a restarted station needs to know whether the board alone decided it)."""
+        accepted: a restarted station must know whether the board alone took it from a
+        picture with pieces gone (then a piece that comes back still undoes it)."""
         data: JSON = {"text": text, "player": player}
         if how:
             data["how"] = how
+        if lifts_only:
+            data["lifts_only"] = True
         event = self.store.append(self.game_id, "move", data)
         self.history.append((self.state, text))
         self._advance("move", event.data, state)

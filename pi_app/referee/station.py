@@ -108,7 +108,7 @@ class Station:
         # A restart between a move and what follows it (the next Topple deal, the result):
         # finish that step now, from the stored position.
         self._deal_at: float | None = None
-        self._after_move(self.clock(), self._since_last_move()[1])
+        self._after_move(self.clock(), self._board_decided_last())
 
     # -- sessions --------------------------------------------------------------------------------
     def _open_session(self) -> Session:
@@ -146,25 +146,31 @@ class Station:
                             settle_removal=timing.settle_removal, grace=timing.grace,
                             settle_min=None if timing.settle_min < 0 else timing.settle_min,
                             history=list(self.session.history))
-        tidied, board_decided = self._since_last_move()
+        tidied, last = self._since_last_move()
         if tidied:
             follower.follow_up_done()
-        if board_decided:
+        if last is not None and last.kind == "move" and last.data.get("lifts_only") and \
+                last.data.get("how") in BOARD_DECIDED:
             follower.resume_last_move()
         return follower
 
-    def _since_last_move(self) -> tuple[bool, bool]:
+    def _since_last_move(self) -> tuple[bool, Event | None]:
         """After a restart, from the store: did the board show the position since the last
-        move (an ``in_sync`` note after it; then any follow-up it demanded is done), and did
-        the board alone decide that move (then it stays revisable, as before the restart)?"""
+        move (an ``in_sync`` note after it; then any follow-up it demanded is done), and the
+        last play event (how its move was accepted)."""
         tidied = False
         for event in reversed(self.store.events(self.session.game_id)):
             if event.kind == "in_sync":
                 tidied = True
             elif event.kind in PLAY_KINDS:
-                return tidied, event.kind == "revise" or (
-                    event.kind == "move" and event.data.get("how") in BOARD_DECIDED)
-        return tidied, False
+                return tidied, event
+        return tidied, None
+
+    def _board_decided_last(self) -> bool:
+        """Did the board alone decide the last move (so it may still be revised or undone)?"""
+        _, last = self._since_last_move()
+        return last is not None and (last.kind == "revise" or (
+            last.kind == "move" and last.data.get("how") in BOARD_DECIDED))
 
     # -- the one step ----------------------------------------------------------------------------
     def step(self, event: HwEvent | None, now: float | None = None) -> list[Outcome]:
@@ -264,7 +270,7 @@ class Station:
             return
         try:
             self.session.moved(outcome.text, outcome.player, outcome.state,
-                               outcome.how)
+                               outcome.how, outcome.lifts_only)
         except StoreError as exc:
             # Not stored, so not confirmed: put the follower back; the move is accepted again
             # (and stored) as soon as the database takes it.
