@@ -200,6 +200,33 @@ def test_a_piece_that_rested_on_a_stack_and_goes_on_revises_the_turn() -> None:
     assert not Rig.guidance(out) and [t for _, t in rig.follower.history] == ["a1-a2 b1-b2"]
 
 
+def restart(rig: Rig, how: str, lifts_only: bool = False) -> None:
+    """The station restarts: a new follower on the same history, told how the last move was
+    accepted (as the store says), reading the board afresh."""
+    follower = Follower(rig.game, rig.follower.state, rig.geometry, rig.registry,
+                        history=list(rig.follower.history))
+    follower.resume_last_move(how, lifts_only)
+    for event in rig.sensors.lay_out({c: list(u) for c, u in rig.board.cells.items()},
+                                     rig.now):
+        follower.tracker.feed(event)
+    rig.follower = follower
+
+
+def test_a_turn_that_goes_on_across_a_restart_is_revised_all_the_same() -> None:
+    """As above, with the station restarted between the rest on the stack and the hand
+    carrying the piece on: the restored turn stays open for the board's revise window,
+    counted from the first picture after the restart."""
+    rig = Rig("tactiki", tactiki([]))
+    out = rig.act(("lift", "T3", "a1"), ("put", "T3", "a2"), ("lift", "T4", "b1"),
+                  ("put", "T4", "a1"), gap=0.15, linger=0.6)
+    assert Rig.accepted(out) == ["a1-a2 b1-a1"]
+    restart(rig, "rested")
+    out = rig.act(("lift", "T4", "a1"), ("put", "T4", "b2"), gap=0.15)
+    assert [(r.replaced, r.text) for r in out if isinstance(r, MoveRevised)] == [
+        ("a1-a2 b1-a1", "a1-a2 b1-b2")]
+    assert not Rig.guidance(out)
+
+
 def test_first_step_alone_waits_for_the_second() -> None:
     rig = Rig("tactiki", tactiki([]))
     out = rig.act(("lift", "T2", "c1"), ("put", "T2", "c2"), linger=1.0)
@@ -236,13 +263,7 @@ def test_a_fights_loser_still_to_be_taken_off_has_not_come_back() -> None:
     out = rig.act(("lift", "T4", "b3"), ("put", "T4", "b4"), ("lift", "T4", "b4"),
                   ("put", "T4", "b5"), gap=0.15)
     assert Rig.accepted(out) == ["b3-b4 b4-b5"]
-    restarted = Follower(rig.game, rig.follower.state, rig.geometry, rig.registry,
-                         history=list(rig.follower.history))
-    restarted.resume_last_move()
-    for event in rig.sensors.lay_out({c: list(u) for c, u in rig.board.cells.items()},
-                                     rig.now):
-        restarted.tracker.feed(event)
-    rig.follower = restarted
+    restart(rig, "settled", lifts_only=True)
     out = rig.act(("lift", "T1", "e1"), linger=3.0)
     assert not any(isinstance(o, TakenBack) for o in out)
     out = rig.act(("put", "T1", "e1"), ("lift", "C2", "b4"))

@@ -171,7 +171,8 @@ class Follower:
         self._shown: tuple[str, ViewKey] | None = None  # the guidance on show, and for what
         self._follow_up: ViewKey | None = None          # placement of a move still being tidied
         # A last move that may still be revised: the position before it, the move, and when.
-        self._previous: tuple[Position, Option, float] | None = None
+        # (None for "when": restored after a restart; the window opens at the first picture.)
+        self._previous: tuple[Position, Option, float | None] | None = None
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
         self._follow_up = self._pending_follow_up()
@@ -462,6 +463,9 @@ class Follower:
         if self._previous is None:
             return []
         previous, accepted, when = self._previous
+        if when is None:  # restored after a restart: the board gets its window from now
+            when = now
+            self._previous = (previous, accepted, when)
         undone = self._came_back_undo(observation, quiet, now)
         if undone or now - when > self.revise_window:
             return undone
@@ -563,19 +567,23 @@ class Follower:
         self._follow_up = self._pending_follow_up()
         self._previous = None
 
-    def resume_last_move(self) -> None:
-        """After a restart: the board alone took the last move from a picture with pieces gone
-        (the store says so), so a piece it took off that comes back still undoes it, as it
-        would have before the restart. Its revise window is over: the restart took longer."""
-        if not self.history:
+    def resume_last_move(self, how: str, lifts_only: bool) -> None:
+        """After a restart: the board alone took the last move (the store says ``how``, and
+        whether the picture only had pieces gone), so it stays open as it was before the
+        restart: undone when a piece it took off comes back, revised when the board shows
+        that it was the middle of another move. The revise window opens at the first picture
+        judged after the restart (the hand may have gone on while the station was down)."""
+        if not self.history or how not in BOARD_DECIDED:
             return
         before, text = self.history[-1]
         earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH - 1:-1])]
         previous = Position.build(self.game, before, self.cells, earlier)
         option = next((o for options in previous.by_placement.values() for o in options
-                       if o.text == text and o.lifts_only), None)
+                       if o.text == text), None)
         if option is not None:
-            self._previous = (previous, option, float("-inf"))
+            self._previous = (previous, replace(
+                option, lifts_only=lifts_only,
+                extendable=option.extendable or how == "rested"), None)
 
     def follow_up_done(self) -> None:
         """The board showed the position after the last move's follow-up (the station's store

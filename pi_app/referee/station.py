@@ -149,9 +149,9 @@ class Station:
         tidied, last = self._since_last_move()
         if tidied:
             follower.follow_up_done()
-        if last is not None and last.kind == "move" and last.data.get("lifts_only") and \
-                last.data.get("how") in BOARD_DECIDED:
-            follower.resume_last_move()
+        if last is not None and last.kind == "move":
+            follower.resume_last_move(str(last.data.get("how", "")),
+                                      bool(last.data.get("lifts_only")))
         return follower
 
     def _since_last_move(self) -> tuple[bool, Event | None]:
