@@ -531,12 +531,8 @@ class Follower:
         player = self.game.to_move(self.state)
         # Only what the board alone decided may be revised by the board; a move the players
         # chose by button or card, or the only one there was, stands.
-        if how == "rested":
-            # Taken only because it rested on a stack for settle_min: the hand may have been
-            # carrying the piece on (or making the turn's steps in another order), so the
-            # move stays open to revision as one that could go on.
-            option = replace(option, extendable=True)
-        self._previous = (self.position, option, now) if how in BOARD_DECIDED else None
+        self._previous = (self.position, _open(option, how), now) if how in BOARD_DECIDED \
+            else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
@@ -581,9 +577,8 @@ class Follower:
         option = next((o for options in previous.by_placement.values() for o in options
                        if o.text == text), None)
         if option is not None:
-            self._previous = (previous, replace(
-                option, lifts_only=lifts_only,
-                extendable=option.extendable or how == "rested"), None)
+            self._previous = (previous, _open(replace(option, lifts_only=lifts_only), how),
+                              None)
 
     def follow_up_done(self) -> None:
         """The board showed the position after the last move's follow-up (the station's store
@@ -605,6 +600,13 @@ class Follower:
             return None
         return placement if placement != view_key(self.game.expected_view(self.state),
                                                   self.cells) else None
+
+
+def _open(option: Option, how: str) -> Option:
+    """The accepted move as the board may still revise it. One taken only because it rested
+    on a stack for settle_min (``rested``) may be a piece the hand carried on, or a turn's
+    steps made in another order: it stays open like a move that could go on."""
+    return replace(option, extendable=True) if how == "rested" else option
 
 
 def was_forced(game: Game[Any, Any], before: Any, text: str) -> bool:
