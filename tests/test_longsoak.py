@@ -10,10 +10,11 @@ phantom or a missed move are played again at the long run's own fault rates.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
-from pi_app.bench.longsoak import Faults, Totals, play_one, report
+from pi_app.bench.longsoak import Faults, Totals, merge, play_one, report
 
 LOUD = Faults(garbage=0.03, drop=0.02, duplicate=0.02, cut=0.15, restart=0.01)
 
@@ -63,3 +64,29 @@ def test_games_that_once_went_wrong_are_followed_exactly(game: str, seed: int) -
     assert (stats.phantom, stats.missed) == (0, 0)
     assert stats.illegal_reported == stats.illegal_made and replays
     assert referee.counts.crashes == 0 and referee.counts.restart_losses == 0
+
+
+def test_runs_split_across_processes_merge_into_one_report() -> None:
+    logging.disable(logging.WARNING)
+    try:
+        parts: list[dict[str, Any]] = []
+        for seed in (5, 6):
+            totals = Totals()
+            totals.add(*play_one("topple", seed, LOUD, max_decisions=150))
+            parts.append({"seed": seed, "faults": vars(LOUD), "code": {"commit": "c"},
+                          "machine": {}, "figures": {"topple": report(totals, 1, 0.5)}})
+    finally:
+        logging.disable(logging.NOTSET)
+    merged = merge(parts)
+    one, two = (part["figures"]["topple"] for part in parts)
+    both = merged["figures"]["topple"]
+    assert both["games"] == 2 and both["cpu_s"] == 1.0
+    assert both["moves_made"] == one["moves_made"] + two["moves_made"] > 0
+    assert both["link"]["frames_good"] == one["link"]["frames_good"] + two["link"]["frames_good"]
+    assert both["wire"]["longest_reconnect_s"] == max(one["wire"]["longest_reconnect_s"],
+                                                      two["wire"]["longest_reconnect_s"])
+    assert both["bad_games"] == one["bad_games"] + two["bad_games"]
+    assert merged["code"] == {"commit": "c"}
+    assert [run["seed"] for run in merged["runs"]["topple"]] == [5, 6]
+    with pytest.raises(ValueError, match="fault rates"):
+        merge([parts[0], {**parts[1], "faults": vars(Faults())}])

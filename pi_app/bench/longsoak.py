@@ -2,7 +2,8 @@
 virtual time.
 
 Run ``python -m pi_app.bench.longsoak [--games N] [--game NAME] [--seed S]``; it prints one JSON
-object. ``pi_app.bench.soak`` plays through the real daemon on real clocks, so a game takes
+object (``--merge FILE...`` joins the outputs of runs split across processes into one).
+``pi_app.bench.soak`` plays through the real daemon on real clocks, so a game takes
 minutes; issue #9 asks for 1,000 games per game type, so this bench runs the same code on a
 virtual clock, in one thread, and a game takes a fraction of a second of CPU.
 
@@ -729,6 +730,35 @@ def report(totals: Totals, games: int, cpu: float) -> dict[str, Any]:
     }
 
 
+def merge(outputs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One report from several runs at the same fault rates. TacTiki costs the most CPU, so a
+    long run is split by seed into one process per core; counts add up, ``longest_*`` take the
+    largest, bad games join, and ``runs`` keeps each part's seed, games and commit."""
+    if len({json.dumps(output["faults"], sort_keys=True) for output in outputs}) != 1:
+        raise ValueError("the runs were made at different fault rates")
+    figures: dict[str, dict[str, Any]] = {}
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for output in outputs:
+        for name, part in output["figures"].items():
+            figures[name] = _add(figures[name], part) if name in figures else part
+            runs.setdefault(name, []).append(
+                {"seed": output["seed"], "games": part["games"], "code": output["code"]})
+    codes = {json.dumps(part["code"], sort_keys=True) for parts in runs.values() for part in parts}
+    return {"benchmark": "longsoak", "virtual_time": True, "faults": outputs[0]["faults"],
+            "code": json.loads(codes.pop()) if len(codes) == 1 else "several: see runs",
+            "machine": outputs[0]["machine"], "figures": figures, "runs": runs}
+
+
+def _add(a: Any, b: Any, key: str = "") -> Any:
+    if isinstance(a, dict):
+        return {k: _add(a[k], b[k], k) for k in a}
+    if isinstance(a, list):
+        return a + b
+    if key.startswith("longest"):
+        return max(a, b)
+    return round(a + b, 1) if isinstance(a, float) else a + b
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000, help="games per game type")
@@ -737,7 +767,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clean", action="store_true", help="no noise, no faults, no mischief")
+    parser.add_argument("--merge", nargs="+", metavar="FILE", type=Path,
+                        help="print one report from the JSON of several runs, and run nothing")
     args = parser.parse_args(argv)
+    if args.merge:
+        try:
+            print(json.dumps(merge([json.loads(path.read_text()) for path in args.merge]),
+                             indent=2))
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--merge: {error}")
+        return
     logging.disable(logging.WARNING)  # the link and the station log every fault they survive
     faults = Faults.none() if args.clean else Faults()
     counts = {name: args.games for name in args.game or GAME_NAMES}
