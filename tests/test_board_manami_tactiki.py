@@ -421,3 +421,23 @@ def test_back_after_a_forced_pass_takes_back_the_move_before_it() -> None:
     assert Rig.accepted(out) == [] and rig.follower.history == []
     assert rig.follower.state == before
     assert Rig.guidance(out)[-1].fixes  # the pieces of the chosen move, to put back
+
+
+#: Twelve Manami moves after which the last leaves two villages of three tokens: ``resolve
+#: a3 b3`` and ``resolve b3 a3`` reach the same position, so the follower resolves by itself.
+RESOLVE_EITHER_WAY = ["place b3", "place a1", "place a3", "place b1", "place b2", "place c3",
+                      "b2-a2", "b1-a1", "place b2", "a1-a2-a3", "b2-b3", "a2-a3-b3"]
+
+
+def test_back_after_a_resolve_nobody_chose_takes_back_the_move_before_it() -> None:
+    """Like a forced pass: taking back only the resolve would see it resolved again at once
+    (a long soak's players put the pieces back and found the takeback undone)."""
+    before = manami(RESOLVE_EITHER_WAY[:-1])
+    rig = Rig("manami", manami(RESOLVE_EITHER_WAY))
+    rig.follower.history[:0] = [(before, RESOLVE_EITHER_WAY[-1])]
+    assert Rig.accepted(rig.outcomes) == ["resolve a3 b3"]
+    out = rig.press("back")
+    out += rig.wait_until(rig.now + 3.0)
+    assert [o.plies for o in out if isinstance(o, TakenBack)] == [2]
+    assert Rig.accepted(out) == [] and rig.follower.history == []
+    assert rig.follower.state == before

@@ -609,19 +609,22 @@ def _open(option: Option, how: str) -> Option:
     return replace(option, extendable=True) if how == "rested" else option
 
 
-def was_forced(game: Game[Any, Any], before: Any, text: str) -> bool:
-    """True when ``text`` was the only legal move from ``before`` and left the board as it
-    was: the follower took it by itself, and would take it again."""
-    moves = game.legal_moves(before)
-    return len(moves) == 1 and game.move_text(before, moves[0]) == text and \
-        game.placement_view(before, moves[0]) == game.expected_view(before)
+def was_forced(game: Game[Any, Any], before: Any) -> bool:
+    """True when the move from ``before`` was nobody's choice: every legal move leaves the
+    board as it is and all reach one position (a forced pass; Manami's ``resolve`` when the
+    order of the two villages makes no difference). The follower took it by itself, as
+    :meth:`Follower._decisions` does, and would take it again."""
+    here = game.expected_view(before)
+    ways = game.ways(before)
+    return bool(ways) and all(game.placement_view(before, way) == here for way in ways) and \
+        len({game.position_key(game.apply(before, way)) for way in ways}) == 1
 
 
 def takeback_plies(game: Game[Any, Any], history: Sequence[tuple[Any, str]]) -> int:
     """How many moves BACK takes back: the last one a player made, and the forced moves
-    after it (taking back only a forced pass would see it forced again at once)."""
+    after it (taking back only a forced move would see it taken again at once)."""
     plies = 1
-    while plies < len(history) and was_forced(game, *history[-plies]):
+    while plies < len(history) and was_forced(game, history[-plies][0]):
         plies += 1
     return min(plies, len(history))
 
