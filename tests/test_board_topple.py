@@ -166,6 +166,21 @@ def test_back_button_undoes_the_last_move_and_guides_the_pieces_back() -> None:
     assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
 
 
+def test_a_piece_set_down_where_it_was_after_back_is_not_the_move_again() -> None:
+    """After BACK the board still shows the move. A hand that lifts Kapu to put it back and
+    sets it down where it was shows that picture again: not the move made a second time (a
+    long soak's Topple player, game 1000008, got the move back and then its reverse). Once the
+    board shows the position, the move may be made again."""
+    rig = Rig("topple", start())
+    rig.play("up1 Kapu")
+    rig.press("back")
+    out = rig.act(("lift", "Kapu", "s1"), ("put", "Kapu", "s1"), gap=0.4)
+    assert Rig.accepted(out) == [] and Rig.guidance(out)
+    out = rig.show({f"s{i + 1}": (t,) for i, t in enumerate(LINE)})
+    assert any(isinstance(o, InSync) for o in out) and Rig.accepted(out) == []
+    assert Rig.accepted(rig.play("up1 Kapu")) == ["up1 Kapu"]
+
+
 def test_misplaced_piece_is_guided_back_cell_by_cell() -> None:
     rig = Rig("topple", start())
     # Swap two tikis far apart: no card does that.

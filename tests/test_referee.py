@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -135,9 +136,11 @@ def station_for(tmp_path: Path, game: str = "topple") -> Station:
     return Station(config, store, registry_for(game), clock=lambda: 0.0)
 
 
-def lay_out(station: Station, t: float) -> None:
-    """Every reader reports the pieces of the current position."""
-    view = station.session.game.expected_view(station.session.state)
+def lay_out(station: Station, t: float,
+            shown: Mapping[str, tuple[str, ...]] | None = None) -> None:
+    """Every reader reports the pieces of ``shown`` (by default the current position)."""
+    view = station.session.game.expected_view(station.session.state) if shown is None \
+        else shown
     geometry = station.geometry
     for cell in geometry.cells:
         names = view.get(cell.name, ())
@@ -305,6 +308,43 @@ def test_a_toast_held_across_a_restart_is_undone_when_its_tiki_comes_back(
         again.step(None, t)
     assert again.status.prompt is None and again.status.guidance is None
     assert again.session.export()["rounds"][0]["moves"] == played
+
+
+def test_a_move_taken_back_by_button_is_not_taken_again_after_a_restart(
+        tmp_path: Path) -> None:
+    """BACK, then the station restarts before the pieces are put back: the board still shows
+    the move taken back, which is a legal move of the position. The store keeps what BACK left
+    on the board, so the restarted station asks for the pieces back instead of taking the move
+    again (a long soak's Topple game 1000008 did); once they are back, the move may be made."""
+    station = station_for(tmp_path)
+    lay_out(station, 1.0)
+    station.step(None, 2.0)
+    swap(station, "s1", "s2", 2.5)
+    for t in (2.8, 3.3, 4.0):
+        station.step(None, t)
+    assert len(station.accepted_log) == 1
+    moved = station.session.game.expected_view(station.session.state)
+    station.step(ButtonPressed(4.5, "back"), 4.5)
+    taken = station.store.events(station.session.game_id, ("takeback",))[-1]
+    assert taken.data["plies"] == 1 and len(taken.data["left"]) == 9
+    station.store.close()
+
+    again = Station(station.config, EventStore(tmp_path / "tikiboard.db"),
+                    registry_for("topple"), clock=lambda: 0.0)
+    lay_out(again, 10.0, moved)  # the board still shows the move taken back
+    for t in (10.3, 10.8, 11.3, 12.0, 14.0):
+        again.step(None, t)
+    assert again.accepted_log == [] and again.status.guidance is not None
+    assert [e.kind for e in again.store.events(again.session.game_id, ("move", "takeback"))] \
+        == ["move", "takeback"]
+    lay_out(again, 15.0)  # put back
+    for t in (15.3, 16.0):
+        again.step(None, t)
+    assert again.status.guidance is None and again.accepted_log == []
+    swap(again, "s1", "s2", 17.0)  # and the same move made again
+    for t in (17.3, 18.0):
+        again.step(None, t)
+    assert len(again.accepted_log) == 1
 
 
 #: Tiki Topple, two players, seed 1: thirteen cards of a round whose last card is a Toast.

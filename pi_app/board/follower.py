@@ -125,9 +125,14 @@ class InSync:
 
 @dataclass(frozen=True)
 class TakenBack:
+    """Moves taken back. ``left``: by BACK, the picture the board showed then (the moves still
+    on it); until the board shows ``state`` that picture is no move. None when the board
+    already showed the earlier position."""
+
     t: float
     plies: int
     state: Any
+    left: ViewKey | None = None
 
 
 Outcome = MoveAccepted | MoveRevised | Prompt | PromptCleared | Guidance | InSync | TakenBack
@@ -281,8 +286,7 @@ class Follower:
                 return [self._prompt(now)]
             if button == "back" and self.history:
                 plies = takeback_plies(self.game, self.history)
-                self._undone = self.tracker.observation(now).key(self.cells)
-                return self._take_back(plies, now)
+                return self._take_back(plies, now, self.tracker.observation(now).key(self.cells))
             return []
         if button == "menu":
             count = len(asking.options) if asking.options else 1
@@ -353,12 +357,13 @@ class Follower:
             return out + self._guide("follow_up", observation, key, now)
         decision = self.position.classify(observation)
         if self._undone is not None:
-            if key == self._undone and key != self.position.here:
-                # the move just undone by button, still on the board (a move the board does
-                # not show, a pass, leaves nothing to put back)
+            if key == self.position.here:
+                self._undone = None  # put back (a pass leaves nothing to put back)
+            elif key == self._undone:
+                # The move just undone by button, still on the board, or on it again: a hand
+                # that lifts a piece to put it back and sets it down where it was is not
+                # making the move again. Once the board shows the position, it may.
                 decision = Decision(Verdict.UNKNOWN)
-            else:
-                self._undone = None
         verdict = decision.verdict
         if verdict is Verdict.UNCHANGED:
             tidied = self._follow_up is not None
@@ -536,10 +541,11 @@ class Follower:
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
+        self._undone = None
         return [MoveAccepted(now, option.text, player, option.state, quiet, how,
                              option.lifts_only)]
 
-    def _take_back(self, plies: int, now: float) -> list[Outcome]:
+    def _take_back(self, plies: int, now: float, left: ViewKey | None = None) -> list[Outcome]:
         plies = min(plies, len(self.history))
         if plies == 0:
             return []
@@ -549,7 +555,8 @@ class Follower:
         self._previous = None
         self._guide_now = True
         self._follow_up = None
-        return [TakenBack(now, plies, self.state)]
+        self._undone = left
+        return [TakenBack(now, plies, self.state, left)]
 
     def _build(self, state: Any) -> Position:
         earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH:])]
@@ -562,6 +569,7 @@ class Follower:
         self._asking = None
         self._follow_up = self._pending_follow_up()
         self._previous = None
+        self._undone = None
 
     def resume_last_move(self, how: str, lifts_only: bool) -> None:
         """After a restart: the board alone took the last move (the store says ``how``, and
@@ -579,6 +587,12 @@ class Follower:
         if option is not None:
             self._previous = (previous, _open(replace(option, lifts_only=lifts_only), how),
                               None)
+
+    def resume_takeback(self, left: Mapping[str, Sequence[str]]) -> None:
+        """After a restart: the players pressed BACK, leaving ``left`` on the board (the store
+        says so), and the board has not shown the position since. That picture stays no move,
+        as it was before the restart: it is the move just taken back."""
+        self._undone = view_key({c: tuple(p) for c, p in left.items()}, self.cells)
 
     def follow_up_done(self) -> None:
         """The board showed the position after the last move's follow-up (the station's store

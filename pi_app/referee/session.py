@@ -81,8 +81,15 @@ class Session:
         self._advance("revise", event.data, state)
         return event
 
-    def taken_back(self, plies: int, state: Any) -> Event:
-        event = self.store.append(self.game_id, "takeback", {"plies": plies})
+    def taken_back(self, plies: int, state: Any,
+                   left: Sequence[tuple[str, Sequence[str]]] | None = None) -> Event:
+        """Store a takeback, with the picture BACK ``left`` on the board (the moves still on
+        it, cell by cell): until the board shows the position, a restarted station must not
+        take that picture for the move again."""
+        data: JSON = {"plies": plies}
+        if left is not None:
+            data["left"] = {cell: list(pieces) for cell, pieces in left if pieces}
+        event = self.store.append(self.game_id, "takeback", data)
         del self.history[max(0, len(self.history) - plies):]
         self._advance("takeback", event.data, state)
         return event

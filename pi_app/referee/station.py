@@ -152,6 +152,10 @@ class Station:
         if last is not None and last.kind == "move":
             follower.resume_last_move(str(last.data.get("how", "")),
                                       bool(last.data.get("lifts_only")))
+        left = last.data.get("left") if last is not None and last.kind == "takeback" else None
+        if not tidied and isinstance(left, dict) and all(
+                isinstance(p, list) and all(isinstance(x, str) for x in p) for p in left.values()):
+            follower.resume_takeback(left)
         return follower
 
     def _since_last_move(self) -> tuple[bool, Event | None]:
@@ -236,8 +240,8 @@ class Station:
                 self._after_move(now, board_decided=True)
             elif isinstance(outcome, TakenBack):
                 undone = self.session.state
-                self._persist(partial(self.session.taken_back, outcome.plies, outcome.state),
-                              now)
+                self._persist(partial(self.session.taken_back, outcome.plies, outcome.state,
+                                      outcome.left), now)
                 game = self.session.game
                 self.status.takeback = fb.changed_cells(game.expected_view(undone),
                                                         game.expected_view(outcome.state))

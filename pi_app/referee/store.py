@@ -20,7 +20,9 @@ events of one game from 1. ``published`` marks what the MQTT publisher has hande
   (a restarted station keeps such a move undoable when a piece comes back)
 * ``revise``    ``{"replaced": "toast", "text": "topple Nani"}``: the last move was the middle
   of this one
-* ``takeback``  ``{"plies": 2}``
+* ``takeback``  ``{"plies": 2, "left": {"s1": ["Kapu"], ...}}``: ``left``, for BACK, is what
+  the board showed then (the moves still on it): a restarted station does not take that
+  picture for the move again until the board has shown the position
 * ``deal``      ``{"round": {...}}`` a new Topple round as its record object (no moves)
 * ``cards``     ``{"cards": [[9, 5, 2 tikis], ...]}`` the Secret Tiki cards the players tapped,
   in seat order, before the round's first card
