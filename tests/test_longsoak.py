@@ -49,9 +49,13 @@ def test_games_through_station_and_wire_are_followed_exactly(game: str, seed: in
 #: a loser not yet taken off taken for one put back after a restart (1000006), a turn that
 #: went on while the station restarted (2000006), a piece carried over a stack taken as landed
 #: (1000028, 2000088, 3000142), a held bottom tiki read as the round-ending Toast (Topple).
+#: And games with a takeback that did not take: BACK after a resolve nobody chose (Manami
+#: 1000038), the move taken back taken again after a restart (Topple 1000008), a TacTiki move
+#: the board does not show, which the simulated players put back by hand (4000050).
 ONCE_WRONG = [("tactiki", 1000005), ("tactiki", 1000006), ("tactiki", 1000028),
               ("tactiki", 2000006), ("tactiki", 2000088), ("tactiki", 3000142),
-              ("topple", 1000120), ("topple", 1000562), ("topple", 1000764)]
+              ("topple", 1000120), ("topple", 1000562), ("topple", 1000764),
+              ("manami", 1000038), ("topple", 1000008), ("tactiki", 4000050)]
 
 
 @pytest.mark.parametrize(("game", "seed"), ONCE_WRONG)
@@ -62,6 +66,7 @@ def test_games_that_once_went_wrong_are_followed_exactly(game: str, seed: int) -
     finally:
         logging.disable(logging.NOTSET)
     assert (stats.phantom, stats.missed) == (0, 0)
+    assert stats.takebacks_done == stats.takebacks_made
     assert stats.illegal_reported == stats.illegal_made and replays
     assert referee.counts.crashes == 0 and referee.counts.restart_losses == 0
 

@@ -245,8 +245,8 @@ class DemoPlayers:
         view = station.session.game.expected_view(earlier)
         key = tuple((c, tuple(sorted(view[c]))) for c in station.follower.cells)
         self.players.stats.takebacks += 1
-        if key in station.follower.position.by_placement:
-            await self.players.press("back")
+        if key == station.follower.position.here or key in station.follower.position.by_placement:
+            await self.players.press("back")  # nothing to put back, or it would read as a move
             await self.wait_for(lambda: station.session.state == earlier, 3.0)
             await self.players.change(view)
             return
