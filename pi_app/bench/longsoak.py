@@ -787,12 +787,13 @@ def main(argv: list[str] | None = None) -> None:
         counts[name] = int(number)
     for name in counts:  # load every engine now: a long run should not pick up later edits
         get_game(name)
+    code = _code_version()  # now, while the code on disk is the code loaded
     figures = {}
     for name, games in counts.items():
         figures[name] = run(name, games, args.seed, faults, noisy=not args.clean)
         print(json.dumps({name: figures[name]}), file=sys.stderr, flush=True)  # progress
     print(json.dumps({"benchmark": "longsoak", "virtual_time": True, "seed": args.seed,
-                      "faults": vars(faults), "code": _code_version(),
+                      "faults": vars(faults), "code": code,
                       "machine": {"cpu": platform.processor() or platform.machine(),
                                   "python": platform.python_version()},
                       "figures": figures}, indent=2))
