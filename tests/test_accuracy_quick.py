@@ -7,9 +7,11 @@ and follower. Fixed seeds keep the run repeatable; the long run's figures are in
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from pi_app.bench.accuracy import run
+from pi_app.bench.accuracy import main, run
 
 
 @pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
@@ -21,3 +23,15 @@ def test_noisy_play_is_followed_exactly(game: str) -> None:
     assert figures["illegal_reported"] == figures["illegal_made"] > 0, figures
     assert figures["mismatches_resolved"] == figures["mismatches_raised"], figures
     assert figures["decision_ms"]["p99"] < 5.0  # generous here; the benchmark reports the real
+
+
+def test_the_report_is_strict_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """No Topple move waits a rest, so that percentile has no values: null, not NaN (which
+    JSON has not, and a browser or ``jq`` refuses)."""
+    main(["--game", "topple", "--moves", "30"])
+
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    report = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert report["figures"]["topple"]["rest_to_accept_s"]["rested_p50"] is None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import random
 import time
@@ -130,7 +131,16 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps({"benchmark": "accuracy", "noisy": not args.clean,
                       "machine": {"cpu": platform.processor() or platform.machine(),
                                   "python": platform.python_version()},
-                      "figures": figures}, indent=2))
+                      "figures": _no_nan(figures)}, indent=2, allow_nan=False))
+
+
+def _no_nan(value: Any) -> Any:
+    """A percentile of no values (no Topple move waits a rest) as null: JSON has no NaN."""
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
 
 
 if __name__ == "__main__":
