@@ -698,7 +698,8 @@ def run(game_name: str, games: int, seed: int, faults: Faults, *,
         result = play_one(game_name, game_seed, faults, noisy=noisy)
         table, _, _, record_ok = result
         if table.phantom or table.missed or not record_ok or \
-                table.illegal_reported != table.illegal_made:
+                table.illegal_reported != table.illegal_made or \
+                table.takebacks_done != table.takebacks_made:
             totals.bad_games.append(game_seed)  # replay one with play_one(name, seed, ...)
         totals.add(*result)
     return report(totals, games, time.process_time() - started)
