@@ -160,14 +160,19 @@ def swap(station: Station, a: str, b: str, t: float) -> None:
     station.step(TagsSeen(t + 0.01, geometry.cell(b).reader or 0, frozenset({uid[a]})), t)
 
 
+def swap_and_rest(station: Station, t: float) -> None:
+    """Swap the first two Topple tikis at ``t`` (an Up 1) and let the board rest 1.5 s."""
+    swap(station, "s1", "s2", t)
+    for dt in (0.3, 0.8, 1.5):
+        station.step(None, t + dt)
+
+
 def test_a_move_is_stored_before_it_is_confirmed(tmp_path: Path) -> None:
     station = station_for(tmp_path)
     lay_out(station, 1.0)
     station.step(None, 2.0)
     assert station.status.phase == "play"
-    swap(station, "s1", "s2", 3.0)  # Up 1 of the second tiki
-    for t in (3.3, 3.8, 4.5):
-        station.step(None, t)
+    swap_and_rest(station, 3.0)  # Up 1 of the second tiki
     assert len(station.accepted_log) == 1
     store = EventStore(tmp_path / "tikiboard.db")
     moves = [e.data["text"] for e in store.events(station.session.game_id, ("move",))]
@@ -184,9 +189,7 @@ def test_a_failing_store_refuses_to_confirm_then_recovers(tmp_path: Path) -> Non
         raise StoreError("could not store: database or disk is full")
 
     station.store.append = full  # type: ignore[method-assign,assignment]
-    swap(station, "s1", "s2", 3.0)
-    for t in (3.3, 3.8, 4.5):
-        station.step(None, t)
+    swap_and_rest(station, 3.0)
     assert station.accepted_log == [] and "disk is full" in station.status.store_error
     assert station.scene(4.5).phase == "error"
     station.store.append = real_append  # type: ignore[method-assign]
@@ -222,9 +225,7 @@ def test_outside_actions_undo_and_override(tmp_path: Path) -> None:
     station = station_for(tmp_path)
     lay_out(station, 1.0)
     station.step(None, 2.0)
-    swap(station, "s1", "s2", 3.0)
-    for t in (3.3, 3.8, 4.5):
-        station.step(None, t)
+    swap_and_rest(station, 3.0)
     assert len(station.session.history) == 1
     before = station.session.history[-1][0]
     second = before.line[1]
@@ -280,9 +281,7 @@ def test_a_toast_held_across_a_restart_is_undone_when_its_tiki_comes_back(
     lay_out(station, 1.0)
     station.step(None, 2.0)
     for t in (2.5, 4.5):  # two Up 1 cards: no Toast on a player's first turn
-        swap(station, "s1", "s2", t)
-        for dt in (0.3, 0.8, 1.5):
-            station.step(None, t + dt)
+        swap_and_rest(station, t)
     s9 = station.geometry.cell("s9")
     assert s9.reader is not None and s9.presence is not None
     tiki = station.session.game.expected_view(station.session.state)["s9"][0]
@@ -319,9 +318,7 @@ def test_a_move_taken_back_by_button_is_not_taken_again_after_a_restart(
     station = station_for(tmp_path)
     lay_out(station, 1.0)
     station.step(None, 2.0)
-    swap(station, "s1", "s2", 2.5)
-    for t in (2.8, 3.3, 4.0):
-        station.step(None, t)
+    swap_and_rest(station, 2.5)
     assert len(station.accepted_log) == 1
     moved = station.session.game.expected_view(station.session.state)
     station.step(ButtonPressed(4.5, "back"), 4.5)
@@ -415,9 +412,7 @@ def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:
     lay_out(station, 1.0)
     station.step(None, 2.0)
     # A move before every player has a card is not played.
-    swap(station, "s1", "s2", 3.0)
-    for t in (3.3, 3.8, 4.5):
-        station.step(None, t)
+    swap_and_rest(station, 3.0)
     assert station.accepted_log == [] and station.scene(4.5).phase == "setup"
     swap(station, "s1", "s2", 5.0)  # put back
     pad = station.geometry.cell("card").reader

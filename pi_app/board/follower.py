@@ -571,6 +571,13 @@ class Follower:
         self._previous = None
         self._undone = None
 
+    def sees_put_back(self, earlier: Any) -> bool:
+        """Would the board put back to ``earlier`` by hand read as a takeback to confirm?
+        Not when there is nothing to put back (a move the board does not show) or when that
+        picture is a legal move's: then the players say it with BACK."""
+        key = view_key(self.game.expected_view(earlier), self.cells)
+        return key != self.position.here and key not in self.position.by_placement
+
     def resume_last_move(self, how: str, lifts_only: bool) -> None:
         """After a restart: the board alone took the last move (the store says ``how``, and
         whether the picture only had pieces gone), so it stays open as it was before the

@@ -243,10 +243,9 @@ class DemoPlayers:
         history = station.session.history
         earlier = history[-takeback_plies(station.session.game, history)][0]
         view = station.session.game.expected_view(earlier)
-        key = tuple((c, tuple(sorted(view[c]))) for c in station.follower.cells)
         self.players.stats.takebacks += 1
-        if key == station.follower.position.here or key in station.follower.position.by_placement:
-            await self.players.press("back")  # nothing to put back, or it would read as a move
+        if not station.follower.sees_put_back(earlier):
+            await self.players.press("back")
             await self.wait_for(lambda: station.session.state == earlier, 3.0)
             await self.players.change(view)
             return

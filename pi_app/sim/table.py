@@ -445,11 +445,7 @@ class SimTable:
         self.stats.takebacks_made += 1
         self._taking_back = True
         view = self.game.expected_view(earlier)
-        key = tuple((c, tuple(sorted(view[c]))) for c in self.follower.cells)
-        if key == self.follower.position.here or key in self.follower.position.by_placement:
-            # Nothing to put back (a move the board does not show, a TacTiki fight whose piece
-            # stepped back), or putting the pieces back would read as a legal move: say it
-            # with the button.
+        if not self.follower.sees_put_back(earlier):
             self.press("back")
             self._move_by_hand(view)
         else:
