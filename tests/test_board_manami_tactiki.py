@@ -19,7 +19,7 @@ from pi_app.board.follower import (
     MoveRevised,
     TakenBack,
 )
-from pi_app.board.geometry import BOARDS_DIR, GeometryError, parse_geometry
+from pi_app.board.geometry import BOARDS, GeometryError, parse_geometry
 from pi_app.board.inference import Position
 from pi_app.board.tracker import view_key
 from pi_app.games import get_game
@@ -351,7 +351,7 @@ def test_a_board_whose_presence_sensors_close_above_the_board_rests_every_move()
 
 
 def test_presence_on_contact_must_be_true_or_false() -> None:
-    data = json.loads((BOARDS_DIR / "tactiki.json").read_text())
+    data = json.loads((BOARDS / "tactiki.json").read_text())
     assert parse_geometry(data).presence_on_contact is True
     data["presence_on_contact"] = "yes"
     with pytest.raises(GeometryError, match="presence_on_contact"):

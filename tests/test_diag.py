@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pi_app.hw.diag import register
-from pi_app.hw.pinmap import PINMAP_PATH
+from pi_app.hw.pinmap import PINMAP
 
 
 def run(*argv: str) -> int:
@@ -51,7 +51,7 @@ def test_sim_text_view(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_bad_pin_map(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "pinmap.json"
-    bad.write_text(PINMAP_PATH.read_text().replace('"back": 6', '"back": 5'))
+    bad.write_text(PINMAP.read_text().replace('"back": 6', '"back": 5'))
     assert run("--sim", "--pinmap", str(bad)) == 2
     err = capsys.readouterr().err
     assert "pi.buttons.back: GPIO 5 is already used by pi.buttons.ok" in err
@@ -78,7 +78,7 @@ def test_hardware_never_imports_the_rules() -> None:
     """Hardware speaks in channels and indexes; rules and inference live elsewhere."""
     banned = ("pi_app.games", "pi_app.board.tracker", "pi_app.board.inference",
               "pi_app.referee")
-    root = PINMAP_PATH.parents[1]
+    root = Path(__file__).resolve().parent.parent
     for path in [*(root / "pi_app" / "hw").glob("*.py"), root / "pi_app/bench/hardware.py"]:
         for line in path.read_text().splitlines():
             words = line.split()

@@ -9,7 +9,6 @@ import pytest
 from PIL import Image, ImageChops
 
 from pi_app.hw.display import (
-    IMAGES_DIR,
     CapturingDisplay,
     LumaDisplay,
     display_test_screen,
@@ -19,6 +18,7 @@ from pi_app.hw.display import main as render_docs_image
 from pi_app.hw.pinmap import load_pinmap
 
 CONFIG = load_pinmap().oled
+IMAGES_DIR = Path(__file__).resolve().parent.parent / "hardware" / "images"
 
 
 def test_mock_display_shows_and_skips_repeats() -> None:

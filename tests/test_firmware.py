@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 from pi_app.hw import messages as m
 from pi_app.hw.frames import Frame, FrameDecoder, crc32
-from pi_app.hw.simfirmware import FIRMWARE_DIR, firmware_module
-from pi_app.hw.vectors import VECTORS_PATH
+from pi_app.hw.simfirmware import firmware_module
 
-ROOT = FIRMWARE_DIR.parent
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE_DIR = ROOT / "firmware"
+VECTORS_PATH = FIRMWARE_DIR / "test_vectors.json"
 PINMAP = ROOT / "hardware" / "pinmap.json"
 GAMES = ("topple", "manami", "tactiki")
 MICROPYTHON = shutil.which("micropython", path=str(Path(sys.executable).parent))
@@ -42,7 +43,10 @@ def _fake_machine() -> Any:
 
 _fake_machine()
 firmware_module("device")
-selftest: Any = importlib.import_module("host_selftest")
+_spec = importlib.util.spec_from_file_location("host_selftest", FIRMWARE_DIR / "host_selftest.py")
+assert _spec is not None and _spec.loader is not None
+selftest: Any = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(selftest)
 crc = firmware_module("crc")
 mfrc = firmware_module("mfrc522")
 pn = firmware_module("pn5180")

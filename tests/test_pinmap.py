@@ -12,15 +12,16 @@ import pytest
 
 from pi_app.board.geometry import load_geometry
 from pi_app.hw.overlay import draw_overlay, led_positions, write_overlays
-from pi_app.hw.pinmap import PINMAP_PATH, PinMapError, load_pinmap, parse_pinmap
+from pi_app.hw.pinmap import PINMAP, PinMapError, load_pinmap, parse_pinmap
 from pi_app.hw.wiring import draw_wiring
 
-HARDWARE = PINMAP_PATH.parent
+ROOT = Path(__file__).resolve().parent.parent
+HARDWARE = ROOT / "hardware"
 GAMES = ("topple", "manami", "tactiki")
 
 
 def raw() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(PINMAP_PATH.read_text())
+    data: dict[str, Any] = json.loads(PINMAP.read_text())
     return data
 
 
@@ -59,7 +60,7 @@ def test_pin_map_errors_name_the_key(tmp_path: Path, path: tuple[str, ...], valu
 
 
 def test_a_key_given_twice_in_the_file(tmp_path: Path) -> None:
-    text = PINMAP_PATH.read_text().replace('"ok": 5,', '"ok": 5, "ok": 7,')
+    text = PINMAP.read_text().replace('"ok": 5,', '"ok": 5, "ok": 7,')
     file = tmp_path / "pinmap.json"
     file.write_text(text)
     with pytest.raises(PinMapError, match="key 'ok' is given twice"):
@@ -80,7 +81,7 @@ def test_missing_parts(tmp_path: Path) -> None:
 
 def test_no_pin_number_in_the_code() -> None:
     """Pins live in the pin map only: no BCM/GP number is written into the drivers."""
-    root = PINMAP_PATH.parents[1]
+    root = ROOT
     pattern = re.compile(r"(machine\.Pin|(?<![.\w])(Pin|Button|DigitalInputDevice|LED))"
                          r"\(\s*\d+")
     files = [*(root / "pi_app" / "hw").glob("*.py"), root / "firmware" / "main.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +24,9 @@ from pi_app.hw.frames import (
     encode_frame,
 )
 from pi_app.hw.simfirmware import firmware_module
-from pi_app.hw.vectors import VECTORS_PATH, from_fields, render
+from pi_app.hw.vectors import from_fields, render
+
+VECTORS_PATH = Path(__file__).resolve().parent.parent / "firmware" / "test_vectors.json"
 
 VECTORS: dict[str, Any] = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
 fw_cobs = firmware_module("cobs")

@@ -1,10 +1,12 @@
 """Board geometry: which reader, presence sensor and LEDs belong to each cell of a physical board.
 
-The geometry of each board is data (``hardware/boards/GAME.json``), so a new board revision is a
-new file, not new code. Cells are named as in the record notation (``a1``, ``s3``, ``a1/b1`` for a
-Manami edge); ``kind`` is ``cell`` (a place pieces stand), ``pad`` (Topple's card pad) or
-``edge`` (where Manami's shaman stands). Every problem in a file is reported with the file and
-the key, never as a traceback, because a station must say what is wrong with its own set-up.
+The geometry of each board is data (``pi_app/data/boards/GAME.json``, linked from the checkout's
+``hardware/boards``), so a new board revision is a new file, not new code. The shipped boards are
+read as package data, so an installed wheel finds them without the source checkout. Cells are
+named as in the record notation (``a1``, ``s3``, ``a1/b1`` for a Manami edge); ``kind`` is
+``cell`` (a place pieces stand), ``pad`` (Topple's card pad) or ``edge`` (where Manami's shaman
+stands). Every problem in a file is reported with the file and the key, never as a traceback,
+because a station must say what is wrong with its own set-up.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-#: Where the boards shipped with the project live (the repository's ``hardware/boards``).
-BOARDS_DIR = Path(__file__).resolve().parents[2] / "hardware" / "boards"
+#: The boards shipped with the project: package data (``hardware/boards`` in the checkout
+#: links here).
+BOARDS: Traversable = resources.files("pi_app.data") / "boards"
 
 KINDS = ("cell", "pad", "edge")
 
@@ -106,11 +111,16 @@ class Geometry:
         return max((c.presence for c in self.cells if c.presence is not None), default=-1) + 1
 
 
+def board_names() -> tuple[str, ...]:
+    """The games with a shipped board, sorted."""
+    return tuple(sorted(p.name.removesuffix(".json") for p in BOARDS.iterdir()
+                        if p.name.endswith(".json")))
+
+
 def load_geometry(game_or_path: str | Path) -> Geometry:
-    """Load ``hardware/boards/GAME.json`` by game name, or any geometry file by path."""
-    path = Path(game_or_path)
-    if path.suffix != ".json":
-        path = BOARDS_DIR / f"{game_or_path}.json"
+    """Load a shipped board by game name, or any geometry file by path."""
+    given = Path(game_or_path)
+    path: Traversable = given if given.suffix == ".json" else BOARDS / f"{game_or_path}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from pi_app.board.geometry import BOARDS_DIR, Geometry, GeometryError, load_geometry
+from pi_app.board.geometry import Geometry, GeometryError, board_names, load_geometry
 from pi_app.hw import messages as m
 from pi_app.hw.display import display_test_screen, open_display
 from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, Snapshot, TagsSeen
@@ -37,14 +37,14 @@ SIM_TAGS = ("04A1B2C3D4E5F6", "04B2C3D4E5F607", "E004010000001001", "E0040100000
 
 def register(subparsers: Any) -> None:
     """Add the ``diag`` subcommand to the ``tikiboard`` parser."""
-    games = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
+    games = board_names()
     p = subparsers.add_parser("diag", help="check the sensor board, LEDs, display and buttons",
                               description=__doc__)
     p.add_argument("--sim", action="store_true",
                    help="simulated sensor board over a pty, mock LEDs, display and buttons")
     p.add_argument("--game", choices=games, default="topple", help="board geometry to show")
     p.add_argument("--port", help="sensor board device (default: the pin map's)")
-    p.add_argument("--pinmap", type=Path, help="pin map file (default: hardware/pinmap.json)")
+    p.add_argument("--pinmap", type=Path, help="pin map file (default: the shipped one)")
     p.add_argument("--seconds", type=float, default=5.0, help="how long to watch the board")
     p.add_argument("--leds", action=argparse.BooleanOptionalAction, default=True,
                    help="run the LED test pattern")

@@ -22,7 +22,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from pi_app.hw.pinmap import OledConfig, load_pinmap
 
-IMAGES_DIR = Path(__file__).resolve().parents[2] / "hardware" / "images"
+#: The checkout's hardware/images, relative to the current directory (for the docs).
+IMAGES_DIR = Path("hardware") / "images"
 
 
 class Display(Protocol):
@@ -129,7 +130,8 @@ def display_test_screen(size: tuple[int, int] = (128, 64),
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Render the test screen through the mock display into hardware/images/ (for the docs)."""
+    """Render the test screen through the mock display into hardware/images/ (for the docs; run
+    from the checkout's root)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--out", type=Path, default=IMAGES_DIR / "oled-test.png")
     parser.add_argument("--scale", type=int, default=4)

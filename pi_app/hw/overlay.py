@@ -1,11 +1,12 @@
 """Printable board overlays, one per game, generated from hardware/boards/GAME.json.
 
-``python -m pi_app.hw.overlay`` writes ``hardware/overlays/GAME.svg`` (1:1, in millimetres:
-print at 100 % and check the 100 mm scale bar) and a PNG preview in ``hardware/images/``. Each
-cell shows its name, its reader antenna (dashed circle, ``R``n), its presence sensor (square,
-``P``n) and its LEDs (dots with their strip index). The geometry gives no LED positions, so the
-LEDs are drawn evenly along the cell's top edge: that is the suggested placement, not data.
-Coordinates are the geometry's: x to the right, y down, from the board's top-left corner.
+``python -m pi_app.hw.overlay``, run from the checkout's root, writes
+``hardware/overlays/GAME.svg`` (1:1, in millimetres: print at 100 % and check the 100 mm scale
+bar) and a PNG preview in ``hardware/images/``. Each cell shows its name, its reader antenna
+(dashed circle, ``R``n), its presence sensor (square, ``P``n) and its LEDs (dots with their
+strip index). The geometry gives no LED positions, so the LEDs are drawn evenly along the cell's
+top edge: that is the suggested placement, not data. Coordinates are the geometry's: x to the
+right, y down, from the board's top-left corner.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pi_app.board.geometry import BOARDS_DIR, Cell, Geometry, load_geometry
+from pi_app.board.geometry import Cell, Geometry, board_names, load_geometry
 from pi_app.hw.drawing import Canvas, Style
 
-HARDWARE_DIR = Path(__file__).resolve().parents[2] / "hardware"
+#: The checkout's hardware/ folder, relative to the current directory: the drawings belong to
+#: the source tree, never to an installed package.
+HARDWARE_DIR = Path("hardware")
 LEGEND_MM = 40.0
 MARGIN_MM = 6.0
 
@@ -102,7 +105,7 @@ def write_overlays(out_dir: Path, png_dir: Path | None, games: list[str]) -> lis
 
 
 def main(argv: list[str] | None = None) -> None:
-    games = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
+    games = list(board_names())
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HARDWARE_DIR / "overlays")
     parser.add_argument("--png", type=Path, default=HARDWARE_DIR / "images")

@@ -1,20 +1,25 @@
-"""hardware/pinmap.json: the station's one pin map, read by the Pi code and the Pico firmware.
+"""The station's one pin map (``pi_app/data/pinmap.json``, linked as ``hardware/pinmap.json``),
+read by the Pi code and flashed to the Pico with the firmware.
 
 No pin number is written in code; everything asks this loader. A pin named twice (two buttons
 on GPIO 5, a button on the OLED's SDA line, a JSON key given twice) is an error that names the
 key, because a doubled pin fails silently on the bench: a button that "does nothing", an LED
 strip that flickers with the display. The Pico's half is checked here too (same rules as
-firmware/tikifw/pins.py, which the Pico runs).
+firmware/tikifw/pins.py, which the Pico runs). It is package data, so an installed wheel finds
+it without the source checkout.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-PINMAP_PATH = Path(__file__).resolve().parents[2] / "hardware" / "pinmap.json"
+#: The shipped pin map (package data; ``hardware/pinmap.json`` in the checkout links here).
+PINMAP: Traversable = resources.files("pi_app.data") / "pinmap.json"
 PI_GPIO_MAX = 27
 PICO_GP_MAX = 29
 BUTTONS = ("ok", "back", "menu")
@@ -85,17 +90,17 @@ def _no_duplicate_keys(source: str) -> Any:
 
 
 def load_pinmap(path: str | Path | None = None) -> PinMap:
-    """Load and check a pin map (default: the repository's hardware/pinmap.json)."""
-    path = Path(path) if path is not None else PINMAP_PATH
+    """Load and check a pin map (default: the shipped one, :data:`PINMAP`)."""
+    source: Traversable = Path(path) if path is not None else PINMAP
     try:
-        text = path.read_text(encoding="utf-8")
+        text = source.read_text(encoding="utf-8")
     except OSError as exc:
-        raise PinMapError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise PinMapError(f"{source}: cannot read: {exc.strerror or exc}") from exc
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(str(path)))
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(str(source)))
     except json.JSONDecodeError as exc:
-        raise PinMapError(f"{path}: not JSON: {exc}") from exc
-    return parse_pinmap(data, str(path))
+        raise PinMapError(f"{source}: not JSON: {exc}") from exc
+    return parse_pinmap(data, str(source))
 
 
 class _Checker:

@@ -2,8 +2,11 @@
 
 It runs the firmware itself (firmware/tikifw: Device, Scanner, the COBS/CRC codec) with
 simulated readers (tikifw.sim) in a thread, so the Pi talks to the same code the Pico runs;
-only the readers and the wire are simulated. The caller changes the "physical board" (tags in
-each reader's field, presence per sensor, faults) and the firmware reports it as it would.
+only the readers and the wire are simulated. ``tikifw`` is installed as a package of its own
+(pyproject.toml maps ``firmware/tikifw`` in place), so the checkout and an installed wheel run
+the same firmware files with no search-path tricks. The caller changes the "physical board"
+(tags in each reader's field, presence per sensor, faults) and the firmware reports it as it
+would.
 
 The device appears at a stable path (a symlink, like udev's /dev/tikiboard-sensors) that
 ``unplug`` removes and ``replug`` brings back with a freshly booted firmware, so the link's
@@ -17,7 +20,6 @@ import errno
 import importlib
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -27,14 +29,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
-
 
 def firmware_module(name: str) -> ModuleType:
-    """Import ``tikifw.<name>`` from the repository's firmware/ directory."""
-    path = str(FIRMWARE_DIR)
-    if path not in sys.path:
-        sys.path.append(path)
+    """Import ``tikifw.<name>``, the firmware's own module (untyped MicroPython code, hence the
+    import by name: mypy --strict does not follow it)."""
     return importlib.import_module(f"tikifw.{name}")
 
 

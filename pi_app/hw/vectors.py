@@ -1,9 +1,10 @@
 """firmware/test_vectors.json: the bytes both codecs must produce and accept.
 
-``python -m pi_app.hw.vectors`` rewrites the file; tests/test_protocol.py fails when the file
-and this generator disagree, and the firmware tests (CPython and MicroPython) check the
-firmware codec against the same file. The COBS and CRC-32 vectors are the published reference
-examples, typed in, not computed, so they check both implementations independently.
+``python -m pi_app.hw.vectors``, run from the checkout's root, rewrites the file;
+tests/test_protocol.py fails when the file and this generator disagree, and the firmware tests
+(CPython and MicroPython) check the firmware codec against the same file. The COBS and CRC-32
+vectors are the published reference examples, typed in, not computed, so they check both
+implementations independently.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from pi_app.hw import messages as m
 from pi_app.hw.frames import CRC, HEADER, crc32, decode_frame, encode_frame
 from pi_app.hw.frames import FrameError as _FrameError
 
-VECTORS_PATH = Path(__file__).resolve().parents[2] / "firmware" / "test_vectors.json"
+#: The checkout's vectors file, relative to the current directory (the firmware's tests read it
+#: there; it is not package data).
+VECTORS_PATH = Path("firmware") / "test_vectors.json"
 
 #: Reference COBS examples (data, encoding without the delimiter).
 COBS_REFERENCE = [

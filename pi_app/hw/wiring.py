@@ -1,6 +1,7 @@
 """The wiring diagram, drawn from hardware/pinmap.json so it can never disagree with the code.
 
-``python -m pi_app.hw.wiring`` writes ``hardware/wiring.svg`` and ``hardware/images/wiring.png``.
+``python -m pi_app.hw.wiring``, run from the checkout's root, writes ``hardware/wiring.svg`` and
+``hardware/images/wiring.png``.
 It shows the Pi (buttons, LED strip through a level shifter, OLED, USB to the Pico, the
 optional direct reed switches) and the Pico (shared SPI bus to the readers with chip-selects
 through two 74HC154 decoders, BUSY through two 74HC4067 multiplexers, one reset line, MISO
@@ -16,7 +17,9 @@ from pathlib import Path
 from pi_app.hw.drawing import Canvas, Style
 from pi_app.hw.pinmap import PinMap, load_pinmap
 
-HARDWARE_DIR = Path(__file__).resolve().parents[2] / "hardware"
+#: The checkout's hardware/ folder, relative to the current directory: the drawings belong to
+#: the source tree, never to an installed package.
+HARDWARE_DIR = Path("hardware")
 
 BOX = Style(stroke="#1f1f1f", width=0.5, fill="#f2f2f2")
 PI_BOX = Style(stroke="#a50021", width=0.6, fill="#fde9ec")
