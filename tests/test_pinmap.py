@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pi_app.board.geometry import load_geometry
+from pi_app.board.geometry import BOARDS, load_geometry
 from pi_app.hw.overlay import draw_overlay, led_positions, write_overlays
 from pi_app.hw.pinmap import PINMAP, PinMapError, load_pinmap, parse_pinmap
 from pi_app.hw.wiring import draw_wiring
@@ -23,6 +23,14 @@ GAMES = ("topple", "manami", "tactiki")
 def raw() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(PINMAP.read_text())
     return data
+
+
+def test_hardware_links_to_the_shipped_data() -> None:
+    """One copy: hardware/pinmap.json and hardware/boards (what the firmware is flashed with)
+    are links to the package data the station reads, in the checkout and in the wheel."""
+    assert (HARDWARE / "pinmap.json").resolve() == Path(str(PINMAP)).resolve()
+    assert (HARDWARE / "boards").resolve() == Path(str(BOARDS)).resolve()
+    assert {p.name for p in (HARDWARE / "boards").iterdir()} >= {f"{g}.json" for g in GAMES}
 
 
 def test_the_shipped_pin_map_loads() -> None:

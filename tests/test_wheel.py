@@ -1,0 +1,125 @@
+"""The wheel is what a station installs: built from the sources, installed in a fresh virtual
+environment that cannot see the checkout, it must run the demo, the simulated-board diag and the
+bundled records. A module that reads its data from the checkout (``parents[2] / "hardware"``) or
+imports the firmware through a search-path trick passes every other test and fails here.
+
+Fast and offline: the build uses the project venv's setuptools (no build isolation), the fresh
+venv has no pip (the project venv's pip installs into it), and the third-party libraries come
+from the project venv through a ``.pth`` line, so only ``pi_app`` and ``tikifw`` are the wheel's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from pi_app.records import load_record, replay
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "pi_app" / "data").glob("*-example.tiki.json"))
+
+
+class Installed:
+    """A fresh venv with the built wheel in it; commands run away from the checkout."""
+
+    def __init__(self, venv: Path, cwd: Path) -> None:
+        self.venv, self.cwd = venv, cwd
+        # No PYTHONPATH or the like: nothing but the venv decides what is imported.
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+
+    def run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=self.cwd, env=self.env, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+
+    def tikiboard(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        return self.run(str(self.venv / "bin" / "tikiboard"), *args, timeout=timeout)
+
+
+def _copy_sources(dest: Path) -> None:
+    """The files the build reads, copied so that building leaves no build/ in the checkout."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    shutil.copytree(ROOT / "pi_app", dest / "pi_app", ignore=ignore)
+    shutil.copytree(ROOT / "firmware" / "tikifw", dest / "firmware" / "tikifw", ignore=ignore)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    work = tmp_path_factory.mktemp("wheel")
+    src, dist, venv, cwd = work / "src", work / "dist", work / "venv", work / "elsewhere"
+    src.mkdir()
+    cwd.mkdir()
+    _copy_sources(src)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    build = subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                            "-w", str(dist), str(src)],
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert build.returncode == 0, build.stderr
+    wheels = list(dist.glob("tikiboard-*.whl"))
+    assert len(wheels) == 1, wheels
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=60)
+    python = venv / "bin" / "python"
+    install = subprocess.run([*pip, "--python", str(python), "install", "--no-deps",
+                              "--no-index", str(wheels[0])],
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert install.returncode == 0, install.stderr
+    site = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True, timeout=30).stdout.strip())
+    # The libraries pi_app needs, from the project venv; a path line in a .pth does not run
+    # that venv's own .pth files, so its editable pi_app finder stays off.
+    (site / "project-libraries.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return Installed(venv, cwd)
+
+
+def test_the_wheel_alone_provides_the_packages(installed: Installed) -> None:
+    probe = installed.run(str(installed.venv / "bin" / "python"), "-c", (
+        "import json, sys, pi_app, tikifw.scanner; from importlib import resources as r; "
+        "print(json.dumps({'pi_app': pi_app.__file__, 'tikifw': tikifw.scanner.__file__, "
+        "'typed': r.files('pi_app').joinpath('py.typed').is_file(), 'path': sys.path}))"))
+    assert probe.returncode == 0, probe.stderr
+    found = json.loads(probe.stdout)
+    venv = str(installed.venv.resolve())
+    assert found["pi_app"].startswith(venv) and found["tikifw"].startswith(venv)
+    assert found["typed"]
+    checkout = {ROOT, ROOT / "firmware"}
+    assert not [p for p in found["path"] if (installed.cwd / p).resolve() in checkout]
+
+
+def test_the_demo_runs_from_the_wheel(installed: Installed) -> None:
+    demo = installed.tikiboard("demo", "--turns", "3")
+    assert demo.returncode == 0, demo.stderr
+    assert "Traceback" not in demo.stderr
+    assert "moves accepted" in demo.stdout
+    assert "moves accepted 0," not in demo.stdout
+
+
+def test_diag_on_the_simulated_board_runs_from_the_wheel(installed: Installed) -> None:
+    """The shipped pin map, a shipped board and the firmware's own scanner, all from the wheel."""
+    diag = installed.tikiboard("diag", "--sim", "--game", "tactiki", "--seconds", "0.5", "--json")
+    assert diag.returncode == 0, diag.stderr
+    report = json.loads(diag.stdout.splitlines()[-1])
+    assert report["link_up"] and report["selftest"]["ok"]
+    assert len(report["cells"]) == 25
+
+
+@pytest.mark.parametrize("record", EXAMPLES, ids=lambda p: p.name.split("-")[0])
+def test_replay_from_the_wheel_matches_the_checkout(installed: Installed, record: Path) -> None:
+    run = installed.tikiboard("replay", "--json", str(record))
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == replay(load_record(record)).to_json()
+
+
+def test_examples_from_the_wheel(installed: Installed) -> None:
+    run = installed.tikiboard("examples")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("bundled example record") == len(EXAMPLES) == 3
