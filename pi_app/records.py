@@ -141,6 +141,7 @@ def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
             del moves[max(0, len(moves) - int(data["plies"])):]
         elif kind == "deal":
             record.setdefault("rounds", []).append(dict(data["round"], moves=[]))
-        elif kind == "cards":  # the cards the players really drew, tapped before the round
+        elif kind == "cards" and "cards" in data:  # the cards the players really drew
+            # (absent from the public form of the event, pi_app.net.redact)
             record["rounds"][-1]["cards"] = [list(c) for c in data["cards"]]
     return record

@@ -47,7 +47,11 @@ def test_public_views_hide_secret_cards_and_ranks() -> None:
     assert masked["guidance"] == ["put T? on a2"]
     assert public_snapshot({**tac, "status": "over", "winners": [0]})["view"]["a1"] == ["T4",
                                                                                        "T2"]
-    assert public_event("topple", {"kind": "deal", "data": {}}) is None
+    dealt = {"round": {"line": ["Nani"], "first": 1, "moves": [], "cards": [["Nani", "Nui",
+                                                                            "Kapu"]]}}
+    assert public_event("topple", {"kind": "deal", "data": dealt}) == \
+        {"kind": "deal", "data": {"round": {"line": ["Nani"], "first": 1, "moves": []}}}
+    assert public_event("topple", {"kind": "new_kind", "data": {}}) is None  # fails closed
     assert public_event("tactiki", {"kind": "move", "data": {"text": "reincarnate 2 b1"}}) == \
         {"kind": "move", "data": {"text": "reincarnate ? b1"}}
 

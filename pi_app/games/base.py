@@ -16,11 +16,15 @@ The vocabulary is deliberately small (after python-chess):
 * ``expected_view(state)``: what ideal sensors would read, cell by cell.
 * ``record_segments(record)``: how a game record (``RECORDS.md``) maps onto set-ups and moves, so
   ``tikiboard replay`` is one generic loop for all games.
+* ``public_record`` / ``public_view`` / ``public_piece`` / ``public_text``: what anyone at the
+  venue may see while the game is on (Topple's Secret Tiki cards and TacTiki's ranks are not),
+  so the pages and the tournament feed redact by the rules, never by pattern-matching text.
 """
 
 from __future__ import annotations
 
 import abc
+import copy
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,6 +74,8 @@ class Game(abc.ABC, Generic[S, M]):
     name: ClassVar[str]
     #: A human name for menus and pages.
     title: ClassVar[str]
+    #: How many may play a game (a count other than 2 is ``options["players"]`` of a new game).
+    player_counts: ClassVar[tuple[int, ...]] = (2,)
 
     # -- rules -----------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -209,6 +215,34 @@ class Game(abc.ABC, Generic[S, M]):
     def apply_text(self, state: S, text: str) -> S:
         """Parse and apply one move text."""
         return self.apply(state, self.parse_move(state, text))
+
+    # -- what everybody may see ------------------------------------------------------------------
+    # While a game is on, the station's page is seen by both players and the dashboard by the
+    # whole hall; these say what of the game anyone may see. The defaults show everything: a
+    # game of open information (Manami) keeps them. An engine with hidden information
+    # overrides them from its rules (``seeds/*.md``); once the game is over everything is shown
+    # and the callers stop asking.
+
+    def public_piece(self, name: str) -> str:
+        """A piece name (as :meth:`expected_view` or the tag registry names it) as anyone may
+        see it while the game is on."""
+        return name
+
+    def public_view(self, view: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+        """A sensor view (cell -> piece names, bottom first) as anyone may see it."""
+        return {cell: [self.public_piece(p) for p in pieces] for cell, pieces in view.items()}
+
+    def public_text(self, text: str) -> str:
+        """A text the station shows about the game (a move in record notation, a prompt's
+        option, a guidance line such as "move Nani from s2 to s1") as anyone may see it. The
+        default passes every word through :meth:`public_piece`."""
+        return " ".join(self.public_piece(word) for word in text.split(" "))
+
+    def public_record(self, record: JSON) -> JSON:
+        """A game record (``RECORDS.md``), or a part of one (a set-up, a Topple round), as
+        anyone may see it: a copy with the hidden set-up facts removed or masked and every move
+        through :meth:`public_text`. The default is a copy."""
+        return copy.deepcopy(record)
 
 
 def options_of(record: JSON) -> JSON:

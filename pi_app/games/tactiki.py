@@ -30,7 +30,9 @@ Turns
 
 from __future__ import annotations
 
+import copy
 import random
+import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -1030,6 +1032,37 @@ class TacTikiGame(Game[TacState, Move]):
             quiet = f"{state.quiet} of {limit}" if limit else str(state.quiet)
             lines.append(f"{PLAYER_NAMES[state.player]} to move (quiet turns: {quiet})")
         return "\n".join(lines)
+
+    # -- what everybody may see (R15) -----------------------------------------------------------
+    def public_piece(self, name: str) -> str:
+        """A piece's name tells its rank (``T4``, ``C2b``, R11): shown as ``T?``/``C?``."""
+        return _PIECE_NAME.sub(r"\1?", name)
+
+    def public_text(self, text: str) -> str:
+        """Piece names masked, and the rank of a reincarnation (``reincarnate 3 c1`` ->
+        ``reincarnate ? c1``): which piece came back is secret (R9)."""
+        words = [self.public_piece(word) for word in text.split(" ")]
+        for i in range(len(words) - 1):
+            if words[i].lower() == "reincarnate":
+                words[i + 1] = "?"
+        return " ".join(words)
+
+    def public_record(self, record: JSON) -> JSON:
+        """The set-up with every rank masked (each start field keeps its number of pieces, as
+        ``null`` s) and every move through :meth:`public_text` (R15)."""
+        out = copy.deepcopy(record)
+        if "setup" in out:
+            setup = out["setup"]
+            out["setup"] = ({f: [None] * len(s) if isinstance(s, list) else None
+                             for f, s in setup.items()} if isinstance(setup, dict) else None)
+        moves = out.get("moves")
+        if isinstance(moves, list):
+            out["moves"] = [self.public_text(m) if isinstance(m, str) else None for m in moves]
+        return out
+
+
+#: A piece name as the registry or the engine writes it: owner, rank, copy letter (R11).
+_PIECE_NAME = re.compile(r"\b(" + "|".join(ID_PREFIX) + r")[0-9]+[a-j]?\b")
 
 
 def _physical_views(state: TacState, move: Move) -> list[View]:

@@ -26,6 +26,7 @@ tiki standing there (its name) or nothing.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -455,6 +456,32 @@ class ToppleGame(Game[ToppleState, Move]):
         else:
             rows.append(f"  player {state.turn} to play")
         return "\n".join(rows)
+
+
+    # -- what everybody may see (R15) -----------------------------------------------------------
+    def public_piece(self, name: str) -> str:
+        """Tikis are public; a Secret Tiki card is not. A card's tag is named after its three
+        tikis (``card:Hookipa/Lokahi/Nani``), so any name that names two or more tikis is a
+        card and shows as ``card:?``."""
+        lower = name.lower()
+        return "card:?" if sum(tiki in lower for tiki in _BY_LOWER) >= 2 else name
+
+    def public_record(self, record: JSON) -> JSON:
+        """The record without any Secret Tiki card (R15): each round keeps only its line, who
+        starts, who plays and the moves."""
+        out = copy.deepcopy(record)
+        rounds = out.get("rounds")
+        if isinstance(rounds, list):
+            out["rounds"] = [
+                {k: ([self.public_text(m) if isinstance(m, str) else m for m in v]
+                     if k == "moves" and isinstance(v, list) else v)
+                 for k, v in rnd.items() if k in _PUBLIC_ROUND_KEYS}
+                if isinstance(rnd, dict) else None for rnd in rounds]
+        return out
+
+
+#: What a round object (``RECORDS.md``) shows to everybody while the game is on.
+_PUBLIC_ROUND_KEYS = ("line", "first", "players", "moves")
 
 
 def _slots_view(line: Sequence[str | None]) -> View:

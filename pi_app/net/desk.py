@@ -249,10 +249,8 @@ class Desk:
         state = view.state or {}
         game_id = self.current_game(view)
         confirmed = None if game_id is None else self._confirmed.get((board, game_id))
-        moves = state.get("moves") or []
+        moves = (state if full else public_snapshot(state)).get("moves") or []
         last_move = moves[-1] if moves else None
-        if not full and state.get("game") == "tactiki" and last_move is not None:
-            last_move = public_snapshot({"game": "tactiki", "m": last_move})["m"]
         return {
             "board": board, "status": view.status(confirmed is not None), "online": view.online,
             "game": state.get("game"), "title": state.get("title"), "game_id": game_id,

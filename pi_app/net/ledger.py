@@ -15,7 +15,9 @@ Tables::
     gaps(board, first, last, t)                               event numbers that never came
 
 An event's record is rebuilt from its header and its play events (``pi_app.records.fold``), so
-the export does not depend on the last retained record a station happened to send.
+the export does not depend on the last retained record a station happened to send. While a game
+is on, stations send only its public form (no hidden set-up facts, :mod:`pi_app.net.redact`);
+when it ends the header comes again with the station's whole record, which is then exported.
 """
 
 from __future__ import annotations
@@ -197,7 +199,9 @@ class Ledger:
                               (board, game_id)).fetchone()
         header: JSON | None = None if row is None else json.loads(row[0])
         record: JSON | None
-        if header is not None and isinstance(header.get("setup"), dict):
+        if header is not None and isinstance(header.get("record"), dict):
+            record = dict(header["record"])  # the station's own, sent whole once it ended
+        elif header is not None and isinstance(header.get("setup"), dict):
             plays = [(e["kind"], e["data"]) for e in self.events(board, game_id=game_id)
                      if e["kind"] in PLAY_KINDS]
             record = fold(header["setup"], plays)

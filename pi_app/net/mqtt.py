@@ -31,6 +31,12 @@ Why it is built this way:
   never marked; the publisher reports the error, drops the connection and tries again later.
 * The last will marks the board ``offline`` (retained) when the station vanishes; a clean stop
   says so itself.
+* Nothing hidden leaves the station while a game is on (:mod:`pi_app.net.redact`, the engines'
+  public views): a station's credentials are on every table and the ACL is one mistake away
+  from letting anyone read. Events, the game header, ``state`` and ``record`` carry the public
+  form; when a game ends (its ``result`` event) the header is sent again with the whole
+  ``setup`` and the final ``record``, in order before the result, so the referee's ledger
+  exports every record in full; ``state`` and ``record`` of a finished game are whole too.
 
 Topic layout and payloads: :mod:`pi_app.net.topics`.
 """
@@ -54,9 +60,11 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from pi_app.games.base import JSON
 from pi_app.net import topics
+from pi_app.net.redact import is_over, public_data, public_record, public_snapshot
+from pi_app.records import fold
 from pi_app.referee.config import Config as StationConfig
 from pi_app.referee.feed import StationFeed
-from pi_app.referee.store import EventStore, StoreError
+from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +183,8 @@ class _Link:
     by_mid: dict[int, _Pending] = field(default_factory=dict)
     to_mark: list[int] = field(default_factory=list)
     handed_max: int = 0
-    announced: set[int] = field(default_factory=set)
+    announced: dict[int, str] = field(default_factory=dict)
+    """Game id -> its game's name, for the games whose header went out on this connection."""
     state_mid: int | None = None
     sent_version: int = -1
     record_sent: str | None = None
@@ -435,10 +444,10 @@ class Publisher:
         fresh = [e for e in events if e.id > link.handed_max]
         link.backlog = len(fresh)
         for event in fresh[:room]:
-            if event.game_id not in link.announced:
-                self._announce(store, link, event.game_id)
-            mid = self._publish(link, "events", topics.event_payload(self.config.board,
-                                                                     event.to_json()))
+            if event.game_id not in link.announced or event.kind == "result":
+                self._announce(store, link, event.game_id, final=event.kind == "result")
+            mid = self._publish(link, "events", topics.event_payload(
+                self.config.board, self._public(link, event)))
             if mid is None:
                 return
             entry = _Pending(event.id, mid)
@@ -446,28 +455,43 @@ class Publisher:
             link.by_mid[mid] = entry
             link.handed_max = event.id
 
-    def _announce(self, store: EventStore, link: _Link, game_id: int) -> None:
-        """The game's header, before its first event on this connection."""
+    def _public(self, link: _Link, event: Event) -> JSON:
+        """An event as published: its public data (an event of a kind that is secret as a
+        whole keeps its number and kind, with no data, so the dashboard sees no gap)."""
+        data = public_data(link.announced.get(event.game_id), event.kind, event.data)
+        return {**event.to_json(), "data": {} if data is None else data}
+
+    def _announce(self, store: EventStore, link: _Link, game_id: int, *,
+                  final: bool = False) -> None:
+        """The game's header, before its first event on this connection: its public set-up
+        while the game is on; ``final`` (the game ended): the whole set-up and the record."""
         try:
             row = store.game(game_id)
+            plays = store.events(game_id, PLAY_KINDS) if final else []
         except StoreError:
             return
-        link.announced.add(game_id)
-        self._publish(link, "game", {"board": self.config.board, "game_id": row.id,
-                                     "game": row.game, "setup": row.setup,
-                                     "players": row.players, "created": row.created})
+        link.announced[game_id] = row.game
+        header: JSON = {"board": self.config.board, "game_id": row.id, "game": row.game,
+                        "setup": public_record(row.setup), "players": row.players,
+                        "created": row.created}
+        if final:
+            header["setup"] = row.setup
+            header["record"] = fold(row.setup, [(e.kind, e.data) for e in plays])
+        self._publish(link, "game", header)
 
     def _send_snapshot(self, store: EventStore, link: _Link, snapshot: JSON,
                        version: int) -> None:
         game_id = snapshot.get("game_id")
         if isinstance(game_id, int) and game_id not in link.announced:
             self._announce(store, link, game_id)
-        state = {k: v for k, v in snapshot.items() if k != "record"}
+        over = is_over(snapshot)
+        state = {k: v for k, v in public_snapshot(snapshot).items() if k != "record"}
         state["board"] = self.config.board
         link.state_mid = self._publish(link, "state", state)
         link.sent_version = version
         record = snapshot.get("record")
         if isinstance(record, dict) and isinstance(game_id, int):
+            record = record if over else public_record(record)
             payload = {**record, "board": self.config.board, "station_game_id": game_id,
                        "players": snapshot.get("players", [])}
             text = topics.encode(payload).decode()
