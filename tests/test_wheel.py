@@ -3,8 +3,12 @@ environment that cannot see the checkout, it must run the demo, the simulated-bo
 bundled records. A module that reads its data from the checkout (``parents[2] / "hardware"``) or
 imports the firmware through a search-path trick passes every other test and fails here.
 
+The engines need no extra: in a second fresh venv with the wheel and no third-party library at
+all, ``replay`` and ``examples`` must work, so nothing on their path imports serial, imaging,
+GPIO or network code.
+
 Fast and offline: the build uses the project venv's setuptools (no build isolation), the fresh
-venv has no pip (the project venv's pip installs into it), and the third-party libraries come
+venvs have no pip (the project venv's pip installs into them), and the station's libraries come
 from the project venv through a ``.pth`` line, so only ``pi_app`` and ``tikifw`` are the wheel's.
 """
 
@@ -16,6 +20,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
+from email.parser import HeaderParser
 from pathlib import Path
 
 import pytest
@@ -51,34 +57,66 @@ def _copy_sources(dest: Path) -> None:
     shutil.copytree(ROOT / "firmware" / "tikifw", dest / "firmware" / "tikifw", ignore=ignore)
 
 
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
-    src, dist, venv, cwd = work / "src", work / "dist", work / "venv", work / "elsewhere"
+    src, dist = work / "src", work / "dist"
     src.mkdir()
-    cwd.mkdir()
     _copy_sources(src)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    build = subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+    build = subprocess.run([*PIP, "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                             "-w", str(dist), str(src)],
                            capture_output=True, text=True, timeout=120, check=False)
     assert build.returncode == 0, build.stderr
     wheels = list(dist.glob("tikiboard-*.whl"))
     assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def _venv_with(wheel: Path, where: Path) -> tuple[Path, Path]:
+    """A fresh venv (no system site-packages) holding only the wheel; (venv, its purelib)."""
+    venv, cwd = where / "venv", where / "elsewhere"
+    cwd.mkdir()
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
                    timeout=60)
     python = venv / "bin" / "python"
-    install = subprocess.run([*pip, "--python", str(python), "install", "--no-deps",
-                              "--no-index", str(wheels[0])],
+    install = subprocess.run([*PIP, "--python", str(python), "install", "--no-deps",
+                              "--no-index", str(wheel)],
                              capture_output=True, text=True, timeout=120, check=False)
     assert install.returncode == 0, install.stderr
     site = Path(subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True, timeout=30).stdout.strip())
-    # The libraries pi_app needs, from the project venv; a path line in a .pth does not run
-    # that venv's own .pth files, so its editable pi_app finder stays off.
+    return venv, site
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel with the station's libraries (from the project venv)."""
+    venv, site = _venv_with(wheel, tmp_path_factory.mktemp("station"))
+    # A path line in a .pth does not run that venv's own .pth files, so its editable pi_app
+    # finder stays off.
     (site / "project-libraries.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return Installed(venv, cwd)
+    return Installed(venv, venv.parent / "elsewhere")
+
+
+@pytest.fixture(scope="module")
+def engines_only(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel and nothing else: no pyserial, Pillow, gpiozero, luma, paho, starlette."""
+    venv, _site = _venv_with(wheel, tmp_path_factory.mktemp("engines"))
+    return Installed(venv, venv.parent / "elsewhere")
+
+
+def test_the_engines_depend_on_nothing(wheel: Path) -> None:
+    """Every requirement is behind an extra; the extras are the documented four."""
+    with zipfile.ZipFile(wheel) as whl:
+        name = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = HeaderParser().parsestr(whl.read(name).decode())
+    requires = meta.get_all("Requires-Dist") or []
+    assert requires and all("extra ==" in r for r in requires), requires
+    assert set(meta.get_all("Provides-Extra") or []) == {"station", "net", "pi", "test"}
 
 
 def test_the_wheel_alone_provides_the_packages(installed: Installed) -> None:
@@ -123,3 +161,19 @@ def test_examples_from_the_wheel(installed: Installed) -> None:
     run = installed.tikiboard("examples")
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("bundled example record") == len(EXAMPLES) == 3
+
+
+@pytest.mark.parametrize("record", EXAMPLES, ids=lambda p: p.name.split("-")[0])
+def test_replay_needs_no_library(engines_only: Installed, record: Path) -> None:
+    run = engines_only.tikiboard("replay", "--json", str(record))
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == replay(load_record(record)).to_json()
+
+
+def test_examples_need_no_library(engines_only: Installed) -> None:
+    run = engines_only.tikiboard("examples")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("bundled example record") == len(EXAMPLES)
+    probe = engines_only.run(str(engines_only.venv / "bin" / "python"), "-c",
+                             "import serial", timeout=30)
+    assert probe.returncode != 0, "the engines-only venv is meant to lack pyserial"

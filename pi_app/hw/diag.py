@@ -7,6 +7,10 @@ test screen, checks the buttons, then prints every cell's readings and the link 
 ``--seconds``. It always ends on its own, so it works in scripts and tests; exit status 0 when
 everything answered, 1 when a part did not (the output says which), 2 for a bad pin map or
 board file.
+
+The serial, LED and display modules are imported when diag runs, not when ``register`` adds the
+subcommand: the ``tikiboard`` parser is built for every command, and ``tikiboard replay`` must
+work where only the engines are installed (no pyserial, Pillow or LED libraries).
 """
 
 from __future__ import annotations
@@ -18,16 +22,16 @@ import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.board.geometry import Geometry, GeometryError, board_names, load_geometry
 from pi_app.hw import messages as m
-from pi_app.hw.display import display_test_screen, open_display
 from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, Snapshot, TagsSeen
 from pi_app.hw.faults import HardwareFault, HwEvent
-from pi_app.hw.leds import led_test_pattern, open_strip
-from pi_app.hw.link import LinkDown, SerialLink
 from pi_app.hw.pinmap import PinMap, PinMapError, load_pinmap
+
+if TYPE_CHECKING:
+    from pi_app.hw.link import SerialLink
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -133,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
     except (PinMapError, GeometryError) as exc:
         print(f"tikiboard diag: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from pi_app.hw.link import SerialLink
+
     quiet = args.json
     say = (lambda *_: None) if quiet else print
     report: dict[str, Any] = {"game": geo.game, "sim": args.sim}
@@ -220,6 +226,8 @@ def _wait_up(link: SerialLink, drain: Any, timeout: float) -> None:
 
 
 def _selftest(link: SerialLink, say: Any) -> dict[str, Any]:
+    from pi_app.hw.link import LinkDown
+
     try:
         result = link.self_test(timeout=5.0)
     except (TimeoutError, LinkDown, m.MessageError) as exc:
@@ -235,6 +243,8 @@ def _selftest(link: SerialLink, say: Any) -> dict[str, Any]:
 
 def _led_test(pm: PinMap, geo: Geometry, sim: bool, say: Any) -> dict[str, Any]:
     try:
+        from pi_app.hw.leds import led_test_pattern, open_strip
+
         strip = open_strip(geo.led_count, pm.neopixel, "mock" if sim else None)
     except Exception as exc:  # a missing driver or no permission: report it, go on
         say(f"LED test: cannot open the strip ({type(exc).__name__}: {exc})")
@@ -260,6 +270,8 @@ def _led_test(pm: PinMap, geo: Geometry, sim: bool, say: Any) -> dict[str, Any]:
 
 def _display_test(pm: PinMap, sim: bool, png: Path | None, say: Any) -> dict[str, Any]:
     try:
+        from pi_app.hw.display import display_test_screen, open_display
+
         display = open_display(pm.oled, "mock" if sim else None)
     except Exception as exc:
         say(f"display test: cannot open the display ({type(exc).__name__}: {exc})")
