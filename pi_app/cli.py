@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
+import sqlite3
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -26,14 +29,20 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _print_replay(result: Replay) -> None:
+def _print_replay(result: Replay, names: Sequence[str] = ()) -> None:
+    """The replay for a person: players by name (a station's record has them) or "Player 1",
+    "Player 2"... (records count from 0, people from 1)."""
+    from pi_app.referee.players import names_or_numbers
+
     game, state = result.game, result.state
     print(game.describe(state))
-    print("scores: " + ", ".join(f"player {p}: {s}" for p, s in enumerate(game.scores(state))))
+    print("scores: " + ", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores)))
     winners = game.winners(state)
+    scores = game.scores(state)
+    people = names_or_numbers(names, len(scores))
     if winners is not None:
-        print("result: " + (", ".join(f"player {w}" for w in winners) + " won"
-                            if winners else "a draw"))
+        print("result: " + (" and ".join(people[w] for w in winners if w < len(people))
+                            + " won" if winners else "a draw"))
     elif not game.is_over(state):
         print("the game goes on")
     if result.error is not None:
@@ -53,13 +62,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        _print_replay(result)
+        _print_replay(result, _names(record))
     return EXIT_OK if result.ok else EXIT_ILLEGAL
 
 
 def example_record(game: str) -> str:
     """The bundled example record of ``game`` as JSON text."""
     name = f"{game}-example.tiki.json"
+def _names(record: object) -> list[str]:
+    """The players' names a record carries (a station writes them as ``"players"``), or none
+    when it has no such list of texts."""
+    names = record.get("players") if isinstance(record, dict) else None
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        return names
+    return []
+
+
     return resources.files("pi_app.data").joinpath(name).read_text(encoding="utf-8")
 
 
@@ -132,6 +150,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.print_config:
         print(DEFAULTS_TOML, end="")
         return EXIT_OK
+    if args.write_config:
+        return _write_private(Path(args.write_config), DEFAULTS_TOML)
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -141,24 +161,47 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run(config)
 
 
+def _write_private(path: Path, text: str) -> int:
+    """Create ``path`` readable by its owner and group only (0640): a station's configuration
+    holds the MQTT password and the page's token. An existing file is left alone."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o640)
+    except OSError as exc:
+        return _fail(f"{path}: cannot create: {exc.strerror or exc}")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    print(f"wrote {path} (mode 0640)", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write a station's games as records (RECORDS.md), from its database."""
+    """Write a station's games as records (RECORDS.md), from its database, read-only (a wrong
+    path is an error, never a new empty database). A game that does not read back is left
+    out, said on stderr, and the exit status is 2; the others are still written."""
     from pi_app.referee.session import Session
     from pi_app.referee.store import EventStore, StoreError
 
     try:
-        store = EventStore(args.db)
-        rows = store.games() if args.game is None else [store.game(args.game)]
-        records = [Session.resume(store, row).export() for row in rows]
-    except StoreError as exc:
+        store = EventStore(args.db, readonly=True)
+        ids = [row[0] for row in store.db.execute("SELECT id FROM games ORDER BY id")] \
+            if args.game is None else [args.game]
+    except (StoreError, sqlite3.Error) as exc:
         return _fail(str(exc))
+    records, status = [], EXIT_OK
+    for game_id in ids:
+        try:
+            records.append(Session.resume(store, store.game(game_id)).export())
+        except (StoreError, sqlite3.Error) as exc:
+            status = _fail(f"{args.db}: game {game_id} left out: {exc}")
+    if args.game is not None and not records:
+        return status
     text = json.dumps(records[0] if args.game is not None else records, indent=1)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
         print(f"wrote {len(records)} record(s) to {args.out}")
     else:
         print(text)
-    return EXIT_OK
+    return status
 
 
 def cmd_register(args: argparse.Namespace) -> int:
@@ -237,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
     p.add_argument("--config", help="a TOML file; without it, the embedded defaults")
     p.add_argument("--print-config", action="store_true", help="print the documented defaults")
+    p.add_argument("--write-config", metavar="FILE",
+                   help="write the documented defaults to a new FILE, mode 0640")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("register", help="teach the station which tag is on which piece")
@@ -288,4 +333,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    sys.exit(args.func(args))
+    try:
+        status = args.func(args)
+        sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
+    except BrokenPipeError:
+        # The reader went away (``tikiboard export | head -1``): no traceback, and stdout
+        # pointed at /dev/null so Python's own flush at exit does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = 128 + signal.SIGPIPE  # what a shell shows for a writer cut off by a pipe
+    sys.exit(status)

@@ -595,3 +595,86 @@ def test_the_public_record_is_the_engines_and_stays_public(game_name: str) -> No
         assert [m.split()[0] for m in shown["moves"]] == [m.split()[0] for m in record["moves"]]
         assert not re.search(r"reincarnate [0-9]", text)
         assert engine.public_text("move T4 from c1 to c2") == "move T? from c1 to c2"
+
+
+@pytest.mark.parametrize("game_name", ["topple", "tactiki"])
+def test_the_real_station_set_up_reading_shows_nothing_hidden(tmp_path: Path,
+                                                              game_name: str) -> None:
+    """The real station, driven by its sensors, while the players tap their Secret Tiki cards
+    (Topple) and stack their TacTiki pieces: everything it tells its feed, made public as every
+    channel makes it public, holds no card and no rank; the stored events do."""
+    from dataclasses import replace
+
+    from pi_app.hw.events import PresenceChanged, TagsSeen
+    from pi_app.net.redact import public_event, public_snapshot
+    from pi_app.referee.config import Config
+    from pi_app.referee.config import Station as StationConfig
+    from pi_app.referee.station import Station
+    from pi_app.sim.players import card_name, registry_for
+
+    config = Config(station=replace(StationConfig(), game=game_name, seed=7,
+                                    data_dir=str(tmp_path)))
+    store = EventStore(tmp_path / "tikiboard.db")
+    station = Station(config, store, registry_for(game_name), clock=lambda: 0.0)
+    told: list[tuple[str, JSON]] = []
+    station.feed.listen(lambda kind, payload: told.append((kind, payload)))
+    geometry, registry = station.geometry, station.registry
+    rng = random.Random(7)
+    t = 1.0
+    if game_name == "topple":
+        from pi_app.games.topple_deck import deck
+
+        view = station.session.game.expected_view(station.session.state)
+        for cell in geometry.cells:  # the line stands as dealt
+            names = view.get(cell.name, ())
+            uids = [u for n in names for u in registry.uids_of(n)][:len(names)]
+            if cell.reader is not None:
+                station.step(TagsSeen(t, cell.reader, frozenset(uids)), t)
+            if cell.presence is not None:
+                station.step(PresenceChanged(t, cell.presence, bool(names)), t)
+        pad = geometry.cell("card").reader
+        assert pad is not None
+        cards = rng.sample(deck(), 2)
+        for card in cards:
+            t += 1.0
+            uid = registry.uids_of(card_name(card))[0]
+            station.step(TagsSeen(t, pad, frozenset({uid})), t)
+            station.step(None, t + 3.0)  # left on the pad a while
+            station.step(TagsSeen(t + 3.5, pad, frozenset()), t + 3.5)
+            t += 4.0
+        assert station.session.state.table.cards == tuple(cards)
+        facts = Facts(cards=set(cards))
+    else:
+        ranks = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+        chosen: dict[str, list[int]] = {}
+        for row in ("1", "5"):
+            rng.shuffle(ranks)
+            for i, column in enumerate("abcde"):
+                chosen[f"{column}{row}"] = ranks[2 * i:2 * i + 2]
+        used: set[str] = set()
+        for field_name, stack in chosen.items():
+            owner = "T" if field_name.endswith("1") else "C"
+            cell = geometry.cell(field_name)
+            assert cell.reader is not None and cell.presence is not None
+            on_field: set[str] = set()
+            for rank in stack:  # bottom first
+                uid = next(u for u in registry.uids_of(f"{owner}{rank}") if u not in used)
+                used.add(uid)
+                on_field.add(uid)
+                station.step(TagsSeen(t, cell.reader, frozenset(on_field)), t)
+                station.step(PresenceChanged(t, cell.presence, True), t)
+                t += 0.3
+        station.step(None, t + 1.5)
+        assert station.session.export()["setup"] == chosen
+        state = station.session.state
+        facts = Facts(setups=[chosen], pieces=set(state.options.tables.ids)
+                      | set(station.session.game.pieces(state)))
+    kinds = {e.kind for row in store.games() for e in store.events(row.id)}
+    assert kinds >= ({"cards"} if game_name == "topple" else {"setup_read"})
+    stored = [e.to_json() for row in store.games() for e in store.events(row.id)]
+    assert facts.search(stored, "stored"), "the store holds the facts"
+    shown = [public_snapshot(p) if kind == "status" else public_event(game_name, p)
+             for kind, p in told]
+    leaks = facts.search(shown, f"{game_name} feed")
+    assert not leaks, "\n".join(leaks[:10])
+    store.close()

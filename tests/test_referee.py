@@ -209,13 +209,15 @@ def test_an_unplugged_link_shows_offline_and_recovers(tmp_path: Path) -> None:
 
 
 def test_game_over_ok_starts_a_new_game(tmp_path: Path) -> None:
+    """MENU cycles what this board can play (a Manami board: Manami, for two; it never
+    offers a game whose board it is not), OK starts it."""
     station = station_for(tmp_path, "manami")
     first = station.session.game_id
     station.status.phase = "over"
     station.step(ButtonPressed(1.0, "menu"), 1.0)
-    assert station.status.menu_game == "tactiki"
+    assert (station.status.menu_game, station.status.menu_players) == ("manami", 2)
     station.step(ButtonPressed(2.0, "ok"), 2.0)
-    assert station.session.game.name == "tactiki" and station.session.game_id != first
+    assert station.session.game.name == "manami" and station.session.game_id != first
     assert station.store.game(first).finished
 
 

@@ -56,7 +56,7 @@ def test_rulebook_example_prints_the_rulebook_scores() -> None:
         assert out["scores"] == [5, 7, 11, 2]
         human = tikiboard("replay", path)
         assert human.returncode == 0
-        assert "player 0: 5, player 1: 7, player 2: 11, player 3: 2" in human.stdout
+        assert "Player 1: 5, Player 2: 7, Player 3: 11, Player 4: 2" in human.stdout
 
 
 def test_illegal_move_exits_1_and_locates_it(tmp_path: Path) -> None:

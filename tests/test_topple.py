@@ -225,7 +225,7 @@ def test_r4_start_moves_one_seat_each_round() -> None:
     rec["rounds"][1]["first"] = 1
     bad = replay(rec)
     assert not bad.ok and bad.error is not None
-    assert bad.error.where == {"round": 1, "move": 0} and "Player 0 starts" in bad.error.reason
+    assert bad.error.where == {"round": 1, "move": 0} and "Player 1 starts" in bad.error.reason
 
 
 def test_r4_later_rounds_default_to_the_rotation() -> None:

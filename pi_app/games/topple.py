@@ -163,6 +163,7 @@ class ToppleGame(Game[ToppleState, Move]):
 
     name = "topple"
     title = "Tiki Topple"
+    player_counts = (2, 3, 4)
 
     # -- rules -----------------------------------------------------------------------------------
     def legal_moves(self, state: ToppleState) -> list[Move]:
@@ -222,7 +223,7 @@ class ToppleGame(Game[ToppleState, Move]):
             raise IllegalMove(f"There is no action card called {card!r}.")
         hand = state.hands[player]
         if not hand[index]:
-            raise IllegalMove(f"Player {player} has no {CARD_NAMES[card]} card left this round.")
+            raise IllegalMove(f"Player {player + 1} has no {CARD_NAMES[card]} card left this round.")
         line = state.line
         if card == "toast":
             if not state.opened[player]:
@@ -447,14 +448,14 @@ class ToppleGame(Game[ToppleState, Move]):
         rows += [f"  {i + 1}. {tiki}" for i, tiki in enumerate(state.line)]
         for p in range(table.players):
             hand = " ".join(f"{c}x{n}" for c, n in zip(CARDS, state.hands[p], strict=True) if n)
-            rows.append(f"  player {p}: {table.totals[p]} points; hand: {hand or '-'}")
+            rows.append(f"  Player {p + 1}: {table.totals[p]} points; hand: {hand or '-'}")
         if state.over:
             rows.append("  game over; winner(s): "
-                        + ", ".join(f"player {w}" for w in state.winners or ()))
+                        + ", ".join(f"Player {w + 1}" for w in state.winners or ()))
         elif state.turn is None:
             rows.append("  round over")
         else:
-            rows.append(f"  player {state.turn} to play")
+            rows.append(f"  Player {state.turn + 1} to play")
         return "\n".join(rows)
 
 
@@ -555,7 +556,7 @@ def start_round(state: ToppleState, setup: RoundSetup) -> ToppleState:
                           + ", ".join(map(str, expected_seats)) + " only (ruling R3).")
     first = expected_first(state, setup.seats)
     if setup.first != first:
-        raise IllegalMove(f"Player {first} starts this round: the start moves one seat each "
+        raise IllegalMove(f"Player {first + 1} starts this round: the start moves one seat each "
                           "round (ruling R4).")
     cards: list[tuple[str, str, str] | None] = [None] * table.players
     for seat, card in zip(setup.seats, setup.cards, strict=True):

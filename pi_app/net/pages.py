@@ -15,6 +15,9 @@ import re
 from html import escape
 from typing import Any
 
+from pi_app.games import get_game
+from pi_app.referee.players import counts_text
+
 _SLOT = re.compile(r"\{\{(\{?)\s*([a-z_]+)\s*\}?\}\}")
 
 SECURITY_HEADERS = {
@@ -47,10 +50,30 @@ def items(values: list[str], cls: str = "") -> str:
     return "".join(f"<li{attr}>{escape(str(v))}</li>" for v in values)
 
 
+def person(players: list[Any], index: int) -> str:
+    """Player ``index`` (0-based, as records count) as people call them: the name, or
+    "Player 1" for index 0."""
+    if 0 <= index < len(players) and players[index]:
+        return str(players[index])
+    return f"Player {index + 1}"
+
+
+def game_options(games: Any, current: str = "") -> str:
+    """The ``<option>`` list of the games a station's board plays, each with its player
+    counts (the names field must give that many, or none)."""
+    out = []
+    for name in games:
+        title = get_game(name).title
+        chosen = " selected" if name == current else ""
+        out.append(f'<option value="{escape(name)}"{chosen}>{escape(title)} '
+                   f'({counts_text(name)} players)</option>')
+    return "".join(out)
+
+
 def player_rows(players: list[Any], scores: list[Any], to_move: Any) -> str:
     rows = []
     for i, score in enumerate(scores or [None] * len(players)):
-        name = players[i] if i < len(players) else f"player {i}"
+        name = person(players, i)
         mark = " ◀" if to_move == i else ""
         rows.append(f"<tr><td>{escape(str(name))}{mark}</td>"
                     f"<td>{'' if score is None else escape(str(score))}</td></tr>")
@@ -97,7 +120,8 @@ STATION_HTML = """<!doctype html>
  inputmode="numeric"></label></form>
 <form id="undo-form"><button type="submit" id="undo">Undo last move</button></form>
 <form id="new-form"><select id="new-game">{{{game_options}}}</select>
-<input id="new-players" placeholder="players, comma separated">
+<input id="new-players" placeholder="names, comma separated" size="28"
+ title="Ana, Ben, Caro: as many names as players (empty: Player 1, Player 2...)">
 <button type="submit" id="new">New game</button></form>
 <form id="override-form"><input id="override-text" placeholder="legal move, e.g. up1 Nani">
 <button type="submit" id="override">Override last move</button></form>
@@ -125,12 +149,16 @@ function playerRows(players, scores, toMove) {
   const rows = [];
   for (let i = 0; i < n; i++) {
     const tr = el("tr");
-    const name = (players && players[i] !== undefined) ? players[i] : "player " + i;
+    const name = person(players, i);
     tr.append(el("td", name + (toMove === i ? " \u25c0" : "")),
               el("td", scores && scores[i] !== undefined ? scores[i] : ""));
     rows.push(tr);
   }
   return rows;
+}
+function person(players, i) {
+  // Records count players from 0; people from 1.
+  return (players && players[i]) ? players[i] : "Player " + (i + 1);
 }
 function setBadge(id, status) {
   const badge = document.getElementById(id);
@@ -159,11 +187,14 @@ function waiting(s) {
   }
   if (s.status === "mismatch") return "The board does not match the game: fix it.";
   if (s.status === "follow_up") return "Finish the move on the board.";
-  if (s.status === "over") return "Game over.";
+  if (s.status === "over") {
+    if (!Array.isArray(s.winners)) return "Game over.";
+    if (!s.winners.length) return "Game over: a draw.";
+    return "Game over: " + s.winners.map((w) => person(s.players, w)).join(" and ") + " won.";
+  }
   if (s.status === "idle" || !s.game) return "No game yet.";
   if (s.to_move !== null && s.to_move !== undefined) {
-    const who = (s.players || [])[s.to_move];
-    return (who !== undefined ? who : "player " + s.to_move) + " to move.";
+    return person(s.players, s.to_move) + " to move.";
   }
   return "";
 }
@@ -263,16 +294,16 @@ DASHBOARD_JS = COMMON_JS + r"""
 const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
 const boardId = document.body.dataset.board;
 const referee = document.body.dataset.referee === "yes";
-function resultText(r) {
+function resultText(s, r) {
   if (!r) return "";
   const w = r.winners;
-  return (w && w.length ? "won: " + w.join(", ") : "no winner") +
+  return (w && w.length ? "won: " + w.map((i) => person(s.players, i)).join(", ") :
+    "no winner") +
     (r.scores ? " (" + r.scores.join(" : ") + ")" : "");
 }
 function namedWinners(s, r) {
   if (!r || !r.winners) return "";
-  return r.winners.map((i) => (s.players || [])[i] !== undefined ? s.players[i] : "player " + i)
-    .join(", ");
+  return r.winners.map((i) => person(s.players, i)).join(", ");
 }
 function row(s) {
   const tr = el("tr");
@@ -314,9 +345,9 @@ function showBoard(s) {
   fill("events", (s.events_tail || []).map((e) =>
     el("li", "#" + e.seq + " " + e.kind + " " + JSON.stringify(e.data))));
   document.getElementById("reported").textContent =
-    s.reported ? "Reported: " + namedWinners(s, s.reported) + " " + resultText(s.reported) : "";
+    s.reported ? "Reported: " + namedWinners(s, s.reported) + " " + resultText(s, s.reported) : "";
   document.getElementById("confirmed").textContent = s.confirmed ?
-    "Confirmed by " + s.confirmed.referee + ": " + resultText(s.confirmed.result) +
+    "Confirmed by " + s.confirmed.referee + ": " + resultText(s, s.confirmed.result) +
     (s.confirmed.note ? " \u2013 " + s.confirmed.note : "") : "";
   document.body.dataset.gameId = s.game_id === null ? "" : String(s.game_id);
   document.body.dataset.seq = String(s.seq || 0);

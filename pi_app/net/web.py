@@ -42,7 +42,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from pi_app.board.geometry import Geometry
-from pi_app.games import GAME_NAMES, get_game
+from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
 from pi_app.net import pages
 from pi_app.net.auth import Brake, same
@@ -118,12 +118,15 @@ def waiting_text(snapshot: JSON) -> str:
     if status == "follow_up":
         return "Finish the move on the board."
     if status == "over":
-        return "Game over."
+        winners = snapshot.get("winners")
+        if not isinstance(winners, list):
+            return "Game over."
+        if not winners:
+            return "Game over: a draw."
+        return "Game over: " + " and ".join(pages.person(players, w) for w in winners) + " won."
     to_move = snapshot.get("to_move")
     if isinstance(to_move, int):
-        players = snapshot.get("players") or []
-        who = players[to_move] if to_move < len(players) else f"player {to_move}"
-        return f"{who} to move."
+        return f"{pages.person(players, to_move)} to move."
     return "No game yet."
 
 
@@ -141,11 +144,11 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
     async def index(_request: Request) -> Response:
         view = station_view(feed.snapshot)
         snap = view["snapshot"]
-        options = "".join(f'<option value="{n}">{get_game(n).title}</option>'
-                          for n in GAME_NAMES)
+        options = pages.game_options(feed.games or GAME_NAMES, str(snap.get("game") or ""))
         html = pages.render(
             pages.STATION_HTML, board=feed.board, status=snap.get("status", "idle"),
             title=snap.get("title", ""), svg=view["svg"],
+    players = list(snapshot.get("players") or [])
             players=pages.player_rows(list(snap.get("players") or []),
                                       list(snap.get("scores") or []), snap.get("to_move")),
             waiting=waiting_text(snap), guidance=pages.items(list(snap.get("guidance") or [])),

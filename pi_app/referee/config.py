@@ -191,6 +191,8 @@ def load_config(path: str | Path | None = None) -> Config:
         raise ConfigError(f"{where}: not text: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:  # tomllib recurses once per level of nested arrays
+        raise ConfigError(f"{where}: not valid TOML: nested too deeply") from exc
     return parse_config(data, where)
 
 
@@ -230,8 +232,23 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
             raise ConfigError(f"{where}: {qualified} must be from {bounds[0]} to {bounds[1]}, "
                               f"not {value!r}")
+        if isinstance(value, str) and "\0" in value:  # no path or name can hold it
+            raise ConfigError(f"{where}: {qualified} must not contain a NUL character")
+        if (name, key) == ("sensors", "geometry") and isinstance(value, str) and value:
+            _check_geometry(value, f"{where}: {qualified}")
         out[key] = value
     return cls(**out)
+
+
+def _check_geometry(path: str, where: str) -> None:
+    """A board geometry file that will not load fails here, naming the key, not later in the
+    daemon with a traceback."""
+    from pi_app.board.geometry import GeometryError, load_geometry
+
+    try:
+        load_geometry(path)
+    except GeometryError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
 
 
 def _kind_name(kind: type) -> str:

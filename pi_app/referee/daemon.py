@@ -129,13 +129,14 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     store = await _open_store(config, stop)
     if store is None:
         return
-    unfinished = store.unfinished()
-    game_name = unfinished.game if unfinished is not None else config.station.game
+    # The board is the configured one, not the last game's: its LED strip, sensors and
+    # (simulated) firmware are opened for it once, and the station plays only its games.
+    game_name = config.station.game
     geometry = load_geometry(config.sensors.geometry or game_name)
     registry = open_registry(config, geometry, game_name)
     hardware = open_hardware(config, geometry, sink, sim=sim)
     station = Station(config, store, registry, leds=hardware.leds, display=hardware.display,
-                      feed=feed, geometry=geometry if config.sensors.geometry else None)
+                      feed=feed, geometry=geometry)
     tasks = _start_network(config, station, store)
     try:
         station.render(time.monotonic())
@@ -157,17 +158,22 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
                 stop: asyncio.Event, probe: StepProbe | None = None) -> None:
     watchdog = _watchdog_interval()
     next_ping = time.monotonic()
+    errors = _RepeatedErrors()
     stopping = asyncio.ensure_future(stop.wait())
     try:
         while not stop.is_set():
             now = time.monotonic()
             wake = [now + 5.0]
-            blink = station.next_frame_change(now)
-            if blink is not None:
-                wake.append(max(blink, now + 1.0 / ANIMATION_HZ))
-            deadline = station.next_deadline(now)
-            if deadline is not None:
-                wake.append(deadline)
+            try:
+                blink = station.next_frame_change(now)
+                if blink is not None:
+                    wake.append(max(blink, now + 1.0 / ANIMATION_HZ))
+                deadline = station.next_deadline(now)
+                if deadline is not None:
+                    wake.append(deadline)
+            except Exception as exc:
+                errors.report(exc, "planning the next wake-up")
+                wake.append(now + 1.0)
             if watchdog:
                 wake.append(next_ping)
             timeout = max(0.0, min(wake) - now)
@@ -184,13 +190,38 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
                 outcomes = station.step(event, time.monotonic())
                 if probe is not None:
                     probe(event, arrived, time.perf_counter(), outcomes)
-            except Exception:  # never let one bad event stop the referee
-                log.exception("error handling %r", event)
+            except Exception as exc:  # never let one bad event stop the referee
+                errors.report(exc, f"handling {event!r}")
             if watchdog and time.monotonic() >= next_ping:
                 sdnotify.notify("WATCHDOG=1")
                 next_ping = time.monotonic() + watchdog
     finally:
         stopping.cancel()
+
+class _RepeatedErrors:
+    """Logs an error with its traceback the first time, then the same error only as a count
+    once a minute: a fault that recurs on every wake-up (a redraw that fails) must not bury
+    the log in identical tracebacks, nor go unsaid."""
+
+    QUIET_S = 60.0
+
+    def __init__(self) -> None:
+        self.last = ""
+        self.repeats = 0
+        self.said_at = 0.0
+
+    def report(self, exc: Exception, doing: str) -> None:
+        key = f"{type(exc).__name__}: {exc}"
+        now = time.monotonic()
+        if key != self.last:
+            self.last, self.repeats, self.said_at = key, 0, now
+            log.error("error %s", doing, exc_info=exc)
+            return
+        self.repeats += 1
+        if now - self.said_at >= self.QUIET_S:
+            log.error("the same error %d more time(s) since: %s", self.repeats, key)
+            self.repeats, self.said_at = 0, now
+
 
 
 async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:

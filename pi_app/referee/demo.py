@@ -385,8 +385,11 @@ def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
     game, state = station.session.game, station.session.state
     winners = game.winners(state)
     out.write("\n" + game.describe(state) + "\n")
-    out.write(f"result: {'winners ' + str(list(winners)) if winners else 'not finished'}; "
-              f"scores {list(game.scores(state))}; moves accepted {len(station.accepted_log)}, "
+    people = station.player_names()  # names, or "Player 1"...: people count from 1
+    said = ("not finished" if winners is None else "a draw" if not winners
+            else " and ".join(people[w] for w in winners) + " won")
+    scores = ", ".join(f"{people[p]} {s}" for p, s in enumerate(game.scores(state)))
+    out.write(f"result: {said}; scores {scores}; moves accepted {len(station.accepted_log)}, "
               f"made by hand {demo.players.stats.moves}, illegal tries "
               f"{demo.players.stats.illegal}, takebacks {demo.players.stats.takebacks}\n")
     out.flush()

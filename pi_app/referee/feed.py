@@ -82,6 +82,9 @@ class StationFeed:
         self._queues.add(queue)
         return queue
 
+        self.games: tuple[str, ...] = ()
+        """The games this station's board plays (set by the station; empty: not said), for
+        the page's "New game" list."""
     def unsubscribe(self, queue: asyncio.Queue[tuple[str, JSON]]) -> None:
         self._queues.discard(queue)
 

@@ -168,7 +168,9 @@ class Scene:
     (``follow_up`` or ``mismatch``) and ``fixes``: what to do to the board, nearest first.
     ``prompt``: the open question; ``prompt_cells``: the cells it is about. ``takeback``: cells
     to put back after a move was taken back. ``store_error``: why moves cannot be saved (empty
-    when they can); while set, nothing is confirmed. ``menu_game``: the game picked in the menu.
+    when they can); while set, nothing is confirmed. ``menu_game`` and ``menu_players``: the
+    game and player count OK starts at game over (0: the count is not chosen);
+    ``menu_choices``: every (game, count) the board offers, for the menu's list.
     ``link_detail``: why the sensor link is down, for the feed (the screen has no room for it).
     ``players``: names for the screen (``P1``, ``P2``... where missing).
     """
@@ -191,6 +193,8 @@ class Scene:
     takeback: tuple[str, ...] = ()
     message: str = ""
     link_detail: str = ""
+    menu_players: int = 0
+    menu_choices: tuple[tuple[str, int], ...] = ()
     store_error: str = ""
     menu_game: str = ""
 
@@ -471,10 +475,14 @@ class _Canvas:
 
 
 def player_name(scene: Scene, player: int) -> str:
-    """A player as the screen names them: their name if the scene has one, else P1, P2..."""
+    """A player as the screen names them: their name if the scene has one, else P1, P2...
+    (counted from 1, as people count; "Player 2", the name a game without names gets, is P2
+    here too, so it fits a column of the scores)."""
+    short = f"P{player + 1}"
     if player < len(scene.players) and scene.players[player]:
-        return scene.players[player]
-    return f"P{player + 1}"
+        name = scene.players[player]
+        return short if name == f"Player {player + 1}" else name
+    return short
 
 
 def fix_words(fix: Fix) -> tuple[str, str]:
@@ -515,7 +523,8 @@ def screen(scene: Scene, size: tuple[int, int] = SIZE) -> Image.Image:
 
 
 def _scores(c: _Canvas, scene: Scene, y: int, marked: Iterable[int]) -> None:
-    """One column per player, ``P1 12``; the marked players (mover, winners) inverted."""
+    """One column per player, ``P1 12`` or ``Ana 12``; the marked players (mover, winners)
+    inverted. A name too long for its column is cut, never the score."""
     count = len(scene.scores)
     if not count:
         return
@@ -523,7 +532,8 @@ def _scores(c: _Canvas, scene: Scene, y: int, marked: Iterable[int]) -> None:
     width = c.width // count
     for i, score in enumerate(scene.scores):
         x = i * width
-        label = fit(f"{player_name(scene, i)} {score}", width - 2)
+        room = (width - 2) // CHAR_W - len(str(score)) - 1
+        label = printable(f"{player_name(scene, i)[:max(room, 1)]} {score}")
         fill = 1
         if i in marked:
             c.draw.rectangle((x, y - 1, x + width - 2, y + INK_H), fill=1)
@@ -618,9 +628,31 @@ def _prompt(c: _Canvas, scene: Scene) -> None:
 def _menu(c: _Canvas, scene: Scene) -> None:
     c.header("Choose game", scene.board)
     current = scene.menu_game or scene.game
-    names = list(GAME_NAMES)
-    c.options([_game_title(n) for n in names], names.index(current) if current in names else 0)
+    if scene.menu_choices:
+        choices = list(scene.menu_choices)
+        room = c.width - (12 if len(choices) > 3 else 4)
+        at = (current, scene.menu_players)
+        c.options([choice_words(g, n, room) for g, n in choices],
+                  choices.index(at) if at in choices else 0)
+    else:
+        names = list(GAME_NAMES)
+        c.options([_game_title(n) for n in names],
+                  names.index(current) if current in names else 0)
     c.keys((("OK", "start"), ("MENU", "next")))
+
+def choice_words(game: str, players: int, width: int) -> str:
+    """A game and player count as a menu row of ``width`` pixels: the count only where the
+    game's rules allow several, said as long as it fits."""
+    title = _game_title(game)
+    try:
+        several = len(get_game(game).player_counts) > 1
+    except Exception:
+        several = False
+    if not players or not several:
+        return title
+    words = (f"{title}, {players} players", f"{title}, {players} pl.", f"{players} players")
+    return next((w for w in words if text_width(w) <= width), words[-1])
+
 
 
 def _winner_words(scene: Scene) -> str:
@@ -635,7 +667,13 @@ def _over(c: _Canvas, scene: Scene) -> None:
     c.header("Game over", scene.board)
     y = c.line(_TOP, _winner_words(scene), big=True)
     _scores(c, scene, y + 1, scene.winners or ())
-    c.text(0, _ROW4, fit(f"Next: {_game_title(scene.menu_game or scene.game)}", c.width))
+    game = scene.menu_game or scene.game
+    following = f"Next: {_game_title(game)}"
+    if scene.menu_players:
+        words = choice_words(game, scene.menu_players, c.width - text_width("Next: "))
+        following = f"Next: {words}" if words.startswith(_game_title(game)) else \
+            choice_words(game, scene.menu_players, c.width)
+    c.text(0, _ROW4, fit(following, c.width))
     c.keys((("OK", "start"), ("MENU", "next")))
 
 

@@ -39,7 +39,8 @@ LED_SCALE = 2
 #: One example scene per OLED screen, in the order of the docs.
 SCREENS: dict[str, Scene] = {
     "menu": Scene(phase="menu", game="topple", title="Tiki Topple", board="table-7",
-                  menu_game="manami"),
+                  menu_game="topple", menu_players=3,
+                  menu_choices=(("topple", 2), ("topple", 3), ("topple", 4))),
     "setup": Scene(phase="setup", game="topple", title="Tiki Topple", board="table-7",
                    guidance_kind="mismatch", message="new round: set up the line",
                    fixes=(Fix("place", "Nani", "s4"), Fix("place", "Huhu", "s5"),
@@ -76,7 +77,8 @@ SCREENS: dict[str, Scene] = {
                       fixes=(Fix("move", "Nani", "s3", "s5"), Fix("move", "Lokahi", "s4", "s3"),
                              Fix("move", "Huhu", "s5", "s4"))),
     "over": Scene(phase="over", game="topple", title="Tiki Topple", board="table-7",
-                  scores=(31, 40, 22), winners=(1,)),
+                  players=("Ana", "Ben", "Caroline"), scores=(31, 40, 22), winners=(1,),
+                  menu_players=3),
     "offline": Scene(phase="offline", game="topple", title="Tiki Topple", board="table-7",
                      link_detail="no device /dev/tikiboard-sensors"),
     "store-error": Scene(phase="error", game="topple", title="Tiki Topple", board="table-7",

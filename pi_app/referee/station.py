@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -37,7 +37,7 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
-from pi_app.games import GAME_NAMES
+from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
 from pi_app.hw.display import Display
 from pi_app.hw.events import ButtonPressed, LinkStatus
@@ -46,6 +46,7 @@ from pi_app.hw.leds import LedStrip
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, StationFeed
+from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.session import Session
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
@@ -74,6 +75,8 @@ class Status:
     """Tiki Topple with tapped cards: the Secret Tiki cards tapped so far this round (None
     when no round waits for its cards)."""
     message: str = ""
+    menu_players: int = 0
+    """At game over: the game and player count OK starts (MENU cycles them)."""
     menu_game: str = ""
 
 
@@ -94,7 +97,14 @@ class Station:
         seed = config.station.seed
         self.rng = rng or (random.Random(seed) if seed >= 0 else random.Random())
         self.status = Status()
-        self._geometry_override = geometry
+        # The board is built for one geometry (its cells, sensors and LED strip): it is what
+        # the configuration names, whatever game was last played, and it never changes while
+        # the station runs. The station plays only the games that board serves.
+        self.geometry = geometry or load_geometry(
+            config.sensors.geometry or config.station.game)
+        self.games = board_games(self.geometry, config.station.game)
+        self.feed.games = self.games
+        self._output_errors: dict[str, str] = {}
         self.session: Session = self._open_session()
         self.follower = self._new_follower()
         self.accepted_log: list[str] = []  # for tests and the demo: moves confirmed, in order
@@ -117,6 +127,14 @@ class Station:
         if row is not None:
             try:
                 session = Session.resume(self.store, row)
+        if row is not None and row.game not in self.games:
+            # Its board is not this one (the configuration names another board now): it
+            # cannot be played here. Closed unfinished, its moves stay in the database.
+            log.error("game %s is %s, which this board (%s) cannot play: closed unfinished "
+                      "(tikiboard export still has its moves)", row.id, row.game,
+                      self.geometry.title)
+            self.store.abandon(row.id)
+            row = None
                 self.status.phase = "setup"  # the board is checked against the stored game
                 self.status.message = f"resumed game {row.id}"
                 log.info("resumed game %s (%s), %d moves", row.id, row.game,
@@ -125,21 +143,32 @@ class Station:
             except StoreError as exc:
                 log.error("cannot resume game %s: %s; starting a new game", row.id, exc)
                 self.store.abandon(row.id)
-        return self._start(self.config.station.game)
+        home = self.config.station.game
+        return self._start(home if home in self.games else self.games[0])
 
-    def _start(self, game_name: str) -> Session:
-        options: JSON = {"players": self.config.station.players} if game_name == "topple" \
-            else {}
+    def default_players(self, game_name: str, count: int | None = None) -> tuple[str, ...]:
+        """The players of a new game chosen without names (the buttons, the page without
+        names): the configured names, then "Player N"; ``count`` as given, else the
+        configured count when the game allows it, else the game's smallest."""
+        counts = get_game(game_name).player_counts
+        if count is None:
+            count = self.config.station.player_count
+            if count not in counts:
+                count = min(counts)
+        return names_or_numbers(self.config.station.player_names, count)
+
+    def _start(self, game_name: str, players: Sequence[str] = ()) -> Session:
+        names = tuple(players) or self.default_players(game_name)
+        options: JSON = {"players": len(names)} \
+            if len(get_game(game_name).player_counts) > 1 else {}
         session = Session.new(self.store, game_name, rng=self.rng, options=options,
-                              board=self.config.station.board)
+                              board=self.config.station.board, players=names)
         self.status = replace(Status(), link_up=self.status.link_up,
                               link_detail=self.status.link_detail, phase="setup")
         return session
 
     def _new_follower(self) -> Follower:
         game = self.session.game
-        self.geometry = self._geometry_override or load_geometry(
-            self.config.sensors.geometry or game.name)
         timing = self.config.timing
         follower = Follower(game, self.session.state, self.geometry, self.registry,
                             settle=timing.settle, settle_long=timing.settle_long,
@@ -358,16 +387,32 @@ class Station:
     # -- buttons that belong to the station, not the game ----------------------------------------
     def _button_for_station(self, button: str, now: float) -> bool:
         """Handle a button in the menu or after the game; False: the follower's to take."""
-        phase = self.status.phase
-        if phase == "over":
-            if button == "menu":
-                names = list(GAME_NAMES)
-                current = self.status.menu_game or self.session.game.name
-                self.status.menu_game = names[(names.index(current) + 1) % len(names)]
-            elif button == "ok":
-                self.new_game(self.status.menu_game or self.session.game.name, now)
-            return True
-        return False
+        status = self.status
+        if status.phase not in ("over", "menu"):
+            return False
+        choices = self.menu_choices()
+        current = (status.menu_game or self.session.game.name,
+                   status.menu_players or len(self._players()))
+        if button == "menu":  # the next game and player count this board can play
+            at = choices.index(current) if current in choices else -1
+            status.menu_game, status.menu_players = choices[(at + 1) % len(choices)]
+            status.phase = "menu"
+        elif button == "back" and status.phase == "menu":
+            status.phase = "over"
+        elif button == "ok":
+            game, count = current if current in choices else choices[0]
+            self.new_game(game, now, players=count)
+        return True
+
+    def _not_on_this_board(self, game_name: str) -> str:
+        titles = " and ".join(get_game(g).title for g in self.games)
+        return (f"this board ({self.geometry.title}) plays {titles} only: "
+                f"{get_game(game_name).title} needs its own board and station")
+
+    def menu_choices(self) -> tuple[tuple[str, int], ...]:
+        """What MENU cycles through at game over: each game this board plays, with each
+        player count its rules allow."""
+        return tuple((g, n) for g in self.games for n in get_game(g).player_counts)
 
     # -- TacTiki: the players' own set-up --------------------------------------------------------
     def _read_setup_if_due(self) -> None:
@@ -430,8 +475,8 @@ class Station:
     def _card_message(self) -> None:
         cards = self.status.cards or []
         seats = self.session.state.table.seats
-        self.status.message = (f"P{seats[len(cards)] + 1}: tap your Secret Tiki card "
-                               "on the card pad")
+        who = fb.player_name(fb.Scene(players=self._players()), seats[len(cards)])
+        self.status.message = f"{who}: tap your Secret Tiki card on the card pad"
 
     def _read_cards(self, now: float) -> None:
         """A new Secret Tiki card on the pad is the next player's; all in: the round starts."""
@@ -458,13 +503,26 @@ class Station:
         self.status.cards = None
         self.status.message = ""
 
-    def new_game(self, game_name: str, now: float | None = None) -> None:
-        """Close the current game (abandoned if unfinished) and start ``game_name``."""
+    def new_game(self, game_name: str, now: float | None = None,
+                 players: Sequence[str] | int | None = None) -> None:
+        """Close the current game (abandoned if unfinished) and start ``game_name`` with
+        ``players``: their names, or a count (names then by :meth:`default_players`), or
+        None for the defaults. :class:`ValueError` (nothing changed) for a game this board
+        cannot play or players its rules do not allow."""
         now = self.clock() if now is None else now
         if not self.store.game(self.session.game_id).finished:
             self.store.abandon(self.session.game_id)
-        self.session = self._start(game_name)
+        self.session = self._start(game_name, names)
         self.follower = self._new_follower()
+        if game_name not in self.games:
+            raise ValueError(self._not_on_this_board(game_name))
+        if isinstance(players, int):
+            check_count(game_name, players)
+            names = self.default_players(game_name, players)
+        elif players:
+            names = clean_names(list(players), game_name)
+        else:
+            names = self.default_players(game_name)
         self._await_cards_if_due()
         self._read_setup_if_due()
         self.render(now)
@@ -501,27 +559,56 @@ class Station:
             prompt=status.prompt, prompt_cells=prompt_cells, takeback=status.takeback,
             message=status.message,
             board=self.config.station.board, link_detail=status.link_detail,
-            store_error=status.store_error, menu_game=status.menu_game)
+            store_error=status.store_error, menu_game=status.menu_game,
+            menu_players=status.menu_players or len(self._players()),
+            menu_choices=self.menu_choices())
 
     def render(self, now: float) -> None:
         """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""
         scene = self.scene(now)
-        self.last_frame = fb.led_frame(scene, self.geometry, now)
-        if self.leds is not None:
-            self.leds.show(self.last_frame)
+        try:
+            self.last_frame = fb.led_frame(scene, self.geometry, now)
+            if self.leds is not None:
+                self.leds.show(self.last_frame)
+            self._output_ok("LEDs")
+        except Exception as exc:  # the game goes on; the screen, page and store still work
+            self._output_failed("LEDs", exc)
         if scene != self._last_scene:  # the screen and the feed follow the scene, not blinking
             self._last_scene = scene
-            self.last_screen = fb.screen(scene)
-            if self.display is not None:
-                self.display.show(self.last_screen)
+            try:
+                self.last_screen = fb.screen(scene)
+                if self.display is not None:
+                    self.display.show(self.last_screen)
+                self._output_ok("display")
+            except Exception as exc:
+                self._output_failed("display", exc)
             self.feed.update(self.snapshot(scene))
 
     def _players(self) -> tuple[str, ...]:
-        """The players' names, read from the store once per game (not on every redraw)."""
+        """The players' names, read from the store once per game (not on every redraw); a
+        game stored without names has "Player 1", "Player 2"..."""
         cached = self._player_names
         if cached is None or cached[0] != self.session.game_id:
-            cached = (self.session.game_id,
-                      tuple(self.store.game(self.session.game_id).players))
+    def _output_failed(self, part: str, exc: Exception) -> None:
+        """Log a broken output once (with its traceback), not on every redraw: the loop
+        redraws many times a second, and a log that repeats one error buries everything."""
+        why = f"{type(exc).__name__}: {exc}"
+        if self._output_errors.get(part) != why:
+            self._output_errors[part] = why
+            log.error("the %s cannot show the game (%s); refereeing goes on", part, why,
+                      exc_info=exc)
+
+    def _output_ok(self, part: str) -> None:
+        if self._output_errors.pop(part, None) is not None:
+            log.info("the %s work again", part)
+
+    def player_names(self) -> tuple[str, ...]:
+        """The current game's players as people call them (for summaries and tests)."""
+        return self._players()
+
+            stored = self.store.game(self.session.game_id).players
+            count = len(self.session.game.scores(self.session.state))
+            cached = (self.session.game_id, tuple(stored) or default_names(count))
             self._player_names = cached
         return cached[1]
 
@@ -561,12 +648,18 @@ class Station:
                 raise ActionError("nothing to take back")
             return {"ok": True, "moves": len(self.session.history)}
 
-        async def new_game(game: str = "", players: list[str] | None = None) -> JSON:
+        async def new_game(game: str = "", players: list[str] | int | None = None) -> JSON:
             name = game or self.session.game.name
             if name not in GAME_NAMES:
-                raise ActionError(f"unknown game {name!r}")
-            self.new_game(name)
-            return {"ok": True, "game_id": self.session.game_id}
+                raise ActionError(f"unknown game {name!r} (known: {', '.join(GAME_NAMES)})")
+            if isinstance(players, bool) or not isinstance(players, list | int | None):
+                raise ActionError("players: a list of names, or a count")
+            try:
+                self.new_game(name, players=players)
+            except ValueError as exc:
+                raise ActionError(str(exc)) from exc
+            return {"ok": True, "game_id": self.session.game_id,
+                    "players": list(self._players())}
 
         async def override(text: str = "") -> JSON:
             return self.override(text)
@@ -601,4 +694,10 @@ def _round_record(game_name: str, state: Any) -> JSON:
 
     if game_name != "topple":
         raise ValueError(f"{game_name} has no rounds")
+def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
+    """The games a board plays: the one its geometry file is for (``"game"``). A geometry
+    for a game the station does not know falls back to the configured game."""
+    return (geometry.game,) if geometry.game in GAME_NAMES else (configured,)
+
+
     return topple.round_record(state)
