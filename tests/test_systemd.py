@@ -105,6 +105,28 @@ def test_key_settings() -> None:
     assert unit["Install"]["WantedBy"] == ["multi-user.target"]
 
 
+def test_resource_limits() -> None:
+    """Memory, task and file limits with headroom over what the daemon was measured to use
+    with the page and the publisher on (51 MB, 9 threads, 32 files: the unit's comment), and
+    low enough that a leak or a flood ends in a restart before the Pi runs out."""
+    service = {k: v[-1] for k, v in _parse(UNIT)["Service"].items()}
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    memory = service["MemoryMax"]
+    size = int(memory[:-1]) * units[memory[-1]] if memory[-1] in units else int(memory)
+    assert 4 * 51 * 2**20 <= size <= 2**30
+    assert 4 * 9 <= int(service["TasksMax"]) <= 256
+    assert 4 * 32 <= int(service["LimitNOFILE"]) <= 4096
+
+
+def test_verify_would_catch_a_bad_limit(tmp_path: Path) -> None:
+    """systemd itself parses the limits: a value it cannot read is reported."""
+    unit = _testable_unit(tmp_path)
+    unit.write_text(unit.read_text().replace("MemoryMax=256M", "MemoryMax=lots"))
+    run = subprocess.run([_analyze(), "verify", "--man=no", str(unit)], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert "Invalid memory limit 'lots'" in run.stdout + run.stderr
+
+
 def test_hardening_keys() -> None:
     service = _parse(UNIT)["Service"]
     last = {key: values[-1] for key, values in service.items()}

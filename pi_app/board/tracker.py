@@ -16,7 +16,10 @@ pictures with engine views:
   reports a tag gone only after several clean misses. A tag is in one place: when a reader
   newly reports a tag, every other cell forgets it at once.
 * **Unknown tags.** A UID the registry does not know is kept apart, on its cell, so the referee
-  can say "unknown piece on c3" instead of crashing or ignoring it.
+  can say "unknown piece on c3" instead of crashing or ignoring it. A faulty reader or a
+  stranger's tags can bring any number of them: the tracker keeps state only for the tags read
+  now (at most ``MAX_TAGS`` per reader, by the link protocol) and counts the strangers, keeping
+  only the last :data:`RECENT_UNKNOWN` of them, so its memory stays bounded.
 
 The tracker has no clock of its own: every call passes the time. It is pure bookkeeping, fast
 enough to run on every event (a few microseconds per event).
@@ -24,6 +27,7 @@ enough to run on every event (a few microseconds per event).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -37,6 +41,10 @@ from pi_app.hw.events import (
     Snapshot,
     TagsSeen,
 )
+
+#: How many of the unknown UIDs seen last the tracker remembers (for a log or a screen); the
+#: rest are only counted.
+RECENT_UNKNOWN = 32
 
 #: What is on each cell, comparable with an engine view: cell -> sorted piece names.
 ViewKey = tuple[tuple[str, tuple[str, ...]], ...]
@@ -106,6 +114,10 @@ class Tracker:
         """False from the sensor link going down until the first snapshot after it: the
         picture is stale (nothing was heard while the cable was out), so nobody may judge it."""
         self.unrouted = 0  # events for channels the geometry does not use
+        self.unknown_count = 0
+        """How many times a UID the registry does not know was newly read on a cell."""
+        self.recent_unknown: OrderedDict[str, str] = OrderedDict()
+        """The last :data:`RECENT_UNKNOWN` unknown UIDs read, oldest first, with their cell."""
 
     # -- input -----------------------------------------------------------------------------------
     def feed(self, event: SensorEvent) -> bool:
@@ -145,6 +157,8 @@ class Tracker:
         self._seen[name] = tags
         for uid in tags - old:  # newly read here: it has left wherever it was before
             self._home[uid] = name
+            if self.registry.lookup(uid) is None:
+                self._stranger(uid, name)
         for uid in old - tags:
             if self._home.get(uid) == name:
                 # Gone from its home, still read elsewhere: it lies there. (A snapshot lists a
@@ -164,8 +178,19 @@ class Tracker:
             for uid in old - tags:
                 if self._home.get(uid, name) == name:  # not already read somewhere else
                     sticky[uid] = t + self.miss_grace
+        for uid in old - tags:  # read nowhere now: forget where it was (bounded memory)
+            if self._home.get(uid) == name:
+                del self._home[uid]
         self.last_change = t
         return True
+
+    def _stranger(self, uid: str, cell: str) -> None:
+        """Count an unknown UID and remember it among the last few (never all of them)."""
+        self.unknown_count += 1
+        self.recent_unknown.pop(uid, None)
+        self.recent_unknown[uid] = cell
+        while len(self.recent_unknown) > RECENT_UNKNOWN:
+            self.recent_unknown.popitem(last=False)
 
     def _presence(self, t: float, sensor: int, present: bool) -> bool:
         cell = self.geometry.cell_of_presence(sensor)

@@ -31,7 +31,7 @@ from pi_app.referee import sdnotify
 from pi_app.referee.config import Config
 from pi_app.referee.feed import StationFeed
 from pi_app.referee.station import Station
-from pi_app.referee.store import EventStore, StoreError
+from pi_app.referee.store import EventStore, StoreDamaged, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -228,30 +228,81 @@ async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
     """The game database. While it cannot be opened (the card is read-only or full), the
     screen and the status LEDs say so, and it is tried again every :data:`STORE_RETRY_S`
     until it opens (None when the daemon is stopped first). systemd hears READY with the
-    reason as STATUS, so it neither restarts the station in a loop nor kills it as stuck."""
+    reason as STATUS, so it neither restarts the station in a loop nor kills it as stuck.
+
+    A file that cannot be used as it is (damaged, a newer schema, unreadable rows:
+    :class:`StoreDamaged`) is never retried as it is nor replaced unasked: the screen says what
+    is wrong and what would be kept, and the players set it aside with OK pressed twice
+    (:mod:`pi_app.referee.store_damage`); it is opened again only if the file itself changes
+    (someone put a sound one in its place)."""
+    from pi_app.referee import store_damage
+
     path = config.data_dir / "tikiboard.db"
     shown: Hardware | None = None
     geometry: Geometry | None = None
     watchdog = _watchdog_interval()
+    loop = asyncio.get_running_loop()
+    presses: asyncio.Queue[str] = asyncio.Queue()
+    confirm = store_damage.Confirm()
+    said = ""
+
+    def pressed(event: HwEvent) -> None:  # from gpiozero's thread
+        loop.call_soon_threadsafe(presses.put_nowait, getattr(event, "button", ""))
+
     try:
         while True:
+            damage: StoreDamaged | None = None
             try:
                 return EventStore(path)
+            except StoreDamaged as exc:
+                damage, why = exc, str(exc)
             except StoreError as exc:
                 why = str(exc)
             if shown is None:
-                log.error("%s; the station says so and tries again every %.0f s", why,
-                          STORE_RETRY_S)
-                sdnotify.notify("READY=1\nSTATUS=" + why)
                 geometry = load_geometry(config.sensors.geometry or config.station.game)
                 shown = _open_feedback(config, geometry)
+                shown.buttons = _open_buttons(config, pressed)
+            kept = store_damage.salvage(path, damage.kind) if damage is not None else None
+            if why != said:
+                said = why
+                sdnotify.notify("READY=1\nSTATUS=" + why)
+                if damage is None or kept is None:
+                    log.error("%s; the station says so and tries again every %.0f s", why,
+                              STORE_RETRY_S)
+                else:
+                    log.error("%s; the file is kept as it is until the players press OK twice "
+                              "to set it aside and start a new database (then %s)", why,
+                              store_damage.kept_words(kept))
             assert geometry is not None
-            scene = fb.Scene(phase="error", game=config.station.game,
-                             board=config.station.board, store_error=why)
-            shown.display.show(fb.screen(scene))  # skipped by the driver when unchanged
+            words = "" if damage is None or kept is None else store_damage.explain(damage, kept)
+            seen = _file_state(path)
             retry = time.monotonic() + STORE_RETRY_S
-            while time.monotonic() < retry and not stop.is_set():
-                shown.leds.show(fb.led_frame(scene, geometry, time.monotonic()))  # blinking
+            while not stop.is_set():
+                now = time.monotonic()
+                if damage is None and now >= retry:
+                    break
+                if damage is not None and _file_state(path) != seen:
+                    break  # the file was changed or replaced: look at it again
+                while not presses.empty():
+                    button = presses.get_nowait()
+                    if damage is None or kept is None or not confirm.press(button, now):
+                        continue
+                    try:
+                        store, aside, kept = store_damage.replace(path, damage)
+                    except StoreError as exc:
+                        log.error("%s", exc)
+                        continue
+                    log.warning("%s set aside as %s, unchanged; a new database is in its "
+                                "place: %s", path, aside, store_damage.kept_words(kept))
+                    return store
+                scene = fb.Scene(phase="error", game=config.station.game,
+                                 board=config.station.board, store_error=why,
+                                 store_damaged=("Press OK again to set the file aside and "
+                                                "start a new one" if confirm.armed(now)
+                                                else words),
+                                 confirming=confirm.armed(now))
+                shown.display.show(fb.screen(scene))  # skipped by the driver when unchanged
+                shown.leds.show(fb.led_frame(scene, geometry, now))  # blinking
                 if watchdog:
                     sdnotify.notify("WATCHDOG=1")
                 with contextlib.suppress(asyncio.TimeoutError):
@@ -261,6 +312,15 @@ async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
     finally:
         if shown is not None:
             shown.close()
+
+
+def _file_state(path: Path) -> tuple[int, int, int] | None:
+    """Enough of a file's identity to see it was changed or replaced."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _open_feedback(config: Config, geometry: Geometry) -> Hardware:
@@ -274,6 +334,21 @@ def _open_feedback(config: Config, geometry: Geometry) -> Hardware:
                       brightness=config.leds.brightness)
     return Hardware(link=None, leds=leds, display=open_display(pins.oled, config.display.driver),
                     buttons=None)
+
+
+def _open_buttons(config: Config, sink: Callable[[HwEvent], None]) -> Any:
+    """The buttons alone, to confirm setting a damaged database aside (None when they will
+    not open: the screen still says what is wrong, and the file can be moved by hand)."""
+    from pi_app.hw.buttons import Buttons
+    from pi_app.hw.pinmap import load_pinmap
+
+    if config.buttons.driver == "mock":
+        os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
+    try:
+        return Buttons(load_pinmap().buttons, sink)
+    except Exception:
+        log.exception("the buttons could not be opened")
+        return None
 
 
 def _watchdog_interval() -> float:

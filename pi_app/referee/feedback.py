@@ -197,6 +197,11 @@ class Scene:
     menu_choices: tuple[tuple[str, int], ...] = ()
     store_error: str = ""
     menu_game: str = ""
+    store_damaged: str = ""
+    """The game database cannot be used as it is and waits for the players to confirm
+    setting it aside (what is wrong and what would be kept); it takes the whole screen, and
+    ``confirming`` says the first OK was pressed."""
+    confirming: bool = False
 
     def __post_init__(self) -> None:
         if self.phase not in PHASES:
@@ -497,9 +502,11 @@ def fix_words(fix: Fix) -> tuple[str, str]:
 
 
 def screen_name(scene: Scene) -> str:
-    """Which screen a scene shows; the most urgent wins. One of ``store-error``, ``error``,
-    ``offline``, ``menu``, ``prompt``, ``over``, ``takeback``, ``guidance``, ``setup``,
-    ``play``."""
+    """Which screen a scene shows; the most urgent wins. One of ``store-damaged``,
+    ``store-error``, ``error``, ``offline``, ``menu``, ``prompt``, ``over``, ``takeback``,
+    ``guidance``, ``setup``, ``play``."""
+    if scene.store_damaged:
+        return "store-damaged"
     if scene.store_error:
         return "store-error"
     if scene.phase in ("error", "offline", "menu"):
@@ -691,6 +698,16 @@ def _store_error(c: _Canvas, scene: Scene) -> None:
     c.line(_ROW5, "Moves not confirmed")
 
 
+def _store_damaged(c: _Canvas, scene: Scene) -> None:
+    """What is wrong with the game database and what setting it aside keeps; a second OK
+    (after the first asked "sure?") confirms, so one stray press never replaces it."""
+    c.header("Sure? OK again" if scene.confirming else "Game database", "!")
+    for i, text in enumerate(wrap(scene.store_damaged, c.width)[:4]):
+        c.text(0, _TOP + i * 10, text)
+    c.keys((("OK", "set aside"), ("BACK", "no")) if scene.confirming
+           else (("OK", "x2 set it aside"),))
+
+
 def _error(c: _Canvas, scene: Scene) -> None:
     c.header("Error", scene.board)
     for i, text in enumerate(wrap(scene.message or "see journalctl -u tikiboard", c.width)[:5]):
@@ -700,5 +717,5 @@ def _error(c: _Canvas, scene: Scene) -> None:
 _SCREENS = {
     "play": _play, "setup": _setup, "guidance": _guidance, "takeback": _takeback,
     "prompt": _prompt, "menu": _menu, "over": _over, "offline": _offline,
-    "store-error": _store_error, "error": _error,
+    "store-error": _store_error, "error": _error, "store-damaged": _store_damaged,
 }

@@ -49,8 +49,12 @@ class Session:
         """Rebuild a stored game; :class:`StoreError` when its events do not replay."""
         game = get_game(row.game)
         events = store.events(row.id, PLAY_KINDS)
-        record = fold(row.setup, [(e.kind, e.data) for e in events])
-        result = replay(record)
+        try:  # rows that read as JSON but not as the station wrote them (a hand-edited file)
+            record = fold(row.setup, [(e.kind, e.data) for e in events])
+            result = replay(record)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise StoreError(f"game {row.id} does not replay: {type(exc).__name__}: "
+                             f"{exc}") from exc
         if not result.ok:
             raise StoreError(f"game {row.id} does not replay: {result.error}")
         session = cls(store, game, row.id, record, result.state)
