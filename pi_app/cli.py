@@ -35,11 +35,11 @@ def _print_replay(result: Replay, names: Sequence[str] = ()) -> None:
     from pi_app.referee.players import names_or_numbers
 
     game, state = result.game, result.state
+    scores = game.scores(state)
+    people = names_or_numbers(names, len(scores))
     print(game.describe(state))
     print("scores: " + ", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores)))
     winners = game.winners(state)
-    scores = game.scores(state)
-    people = names_or_numbers(names, len(scores))
     if winners is not None:
         print("result: " + (" and ".join(people[w] for w in winners if w < len(people))
                             + " won" if winners else "a draw"))
@@ -66,9 +66,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_ILLEGAL
 
 
-def example_record(game: str) -> str:
-    """The bundled example record of ``game`` as JSON text."""
-    name = f"{game}-example.tiki.json"
 def _names(record: object) -> list[str]:
     """The players' names a record carries (a station writes them as ``"players"``), or none
     when it has no such list of texts."""
@@ -78,6 +75,9 @@ def _names(record: object) -> list[str]:
     return []
 
 
+def example_record(game: str) -> str:
+    """The bundled example record of ``game`` as JSON text."""
+    name = f"{game}-example.tiki.json"
     return resources.files("pi_app.data").joinpath(name).read_text(encoding="utf-8")
 
 

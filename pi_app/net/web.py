@@ -117,6 +117,7 @@ def waiting_text(snapshot: JSON) -> str:
         return "The board does not match the game: fix it."
     if status == "follow_up":
         return "Finish the move on the board."
+    players = list(snapshot.get("players") or [])
     if status == "over":
         winners = snapshot.get("winners")
         if not isinstance(winners, list):
@@ -148,7 +149,6 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         html = pages.render(
             pages.STATION_HTML, board=feed.board, status=snap.get("status", "idle"),
             title=snap.get("title", ""), svg=view["svg"],
-    players = list(snapshot.get("players") or [])
             players=pages.player_rows(list(snap.get("players") or []),
                                       list(snap.get("scores") or []), snap.get("to_move")),
             waiting=waiting_text(snap), guidance=pages.items(list(snap.get("guidance") or [])),

@@ -21,7 +21,11 @@ DEFAULTS_TOML = """\
 [station]
 board = "table-1"            # this station's board id (tournament feeds, records)
 game = "topple"              # the game a new session starts with: topple, manami, tactiki
-players = 2                  # Tiki Topple: 2 to 4 (the other games are for two)
+players = 2                  # a new game's players: a count (Tiki Topple: 2 to 4, the other
+                             # games are for two) or their names, e.g. ["Ana", "Ben", "Caro"]
+                             # (trimmed, at most 24 characters each); people see "Player 1",
+                             # "Player 2"... where no name is given. The buttons (MENU at game
+                             # over) and the page (with the PIN) choose them per game.
 data_dir = "~/.local/state/tikiboard"  # the game database and the tag registry live here
 seed = -1                    # random deals: -1 draws a fresh seed each game
 topple_cards = "tap"         # Tiki Topple: "tap" = players draw Secret Tiki cards and tap them
@@ -78,11 +82,21 @@ class ConfigError(ValueError):
 class Station:
     board: str = "table-1"
     game: str = "topple"
-    players: int = 2
+    players: int | tuple[str, ...] = 2
+    """A count, or the players' names (a list in the file)."""
     data_dir: str = "~/.local/state/tikiboard"
     seed: int = -1
     topple_cards: str = "tap"
     tactiki_setup: str = "players"
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """The configured names (none when ``players`` is a count)."""
+        return self.players if isinstance(self.players, tuple) else ()
+
+    @property
+    def player_count(self) -> int:
+        return len(self.players) if isinstance(self.players, tuple) else self.players
 
 
 @dataclass(frozen=True)
@@ -220,6 +234,10 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
             raise ConfigError(f"{where}: unknown key {qualified} (known in [{name}]: "
                               + ", ".join(allowed) + ")")
         kind = allowed[key]
+        if (name, key) == ("station", "players") and isinstance(raw, list):
+            out[key] = _player_names(raw, values.get("game", defaults.game),
+                                     f"{where}: {qualified}")
+            continue
         value = float(raw) if kind is float and type(raw) is int else raw
         if type(value) is not kind:
             raise ConfigError(f"{where}: {qualified} must be {_kind_name(kind)}, "
@@ -238,6 +256,17 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
             _check_geometry(value, f"{where}: {qualified}")
         out[key] = value
     return cls(**out)
+
+
+def _player_names(raw: list[Any], game: Any, where: str) -> tuple[str, ...]:
+    """``[station] players`` as names: checked by the same rule as names typed on the page,
+    and their number against the configured game's player counts."""
+    from pi_app.referee.players import clean_names
+
+    try:
+        return clean_names(raw, game if game in GAME_NAMES else None)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
 
 
 def _check_geometry(path: str, where: str) -> None:

@@ -160,6 +160,7 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
     next_ping = time.monotonic()
     errors = _RepeatedErrors()
     stopping = asyncio.ensure_future(stop.wait())
+    errors = _RepeatedErrors()
     try:
         while not stop.is_set():
             now = time.monotonic()
@@ -198,6 +199,7 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
     finally:
         stopping.cancel()
 
+
 class _RepeatedErrors:
     """Logs an error with its traceback the first time, then the same error only as a count
     once a minute: a fault that recurs on every wake-up (a redraw that fails) must not bury
@@ -221,7 +223,6 @@ class _RepeatedErrors:
         if now - self.said_at >= self.QUIET_S:
             log.error("the same error %d more time(s) since: %s", self.repeats, key)
             self.repeats, self.said_at = 0, now
-
 
 
 async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
@@ -358,7 +359,11 @@ def _watchdog_interval() -> float:
 
 
 def _start_network(config: Config, station: Station, store: EventStore) -> list[Any]:
-    """The web page and the MQTT publisher, when configured (pi_app.net)."""
+    """The web page and the MQTT publisher, when configured (pi_app.net).
+
+    The page never stops the station: while its port is taken it is off, the screen and the
+    feed say why (the station's notice), and it comes back by itself once the port frees.
+    """
     tasks: list[Any] = []
     if config.web.enabled:
         try:

@@ -49,6 +49,9 @@ class StationFeed:
         self._listeners: list[Listener] = []
         self._queues: set[asyncio.Queue[tuple[str, JSON]]] = set()
         self._actions: dict[str, Action] = {}
+        self.games: tuple[str, ...] = ()
+        """The games this station's board plays (set by the station; empty: not said), for
+        the page's "New game" list."""
 
     # -- producer side ---------------------------------------------------------------------------
     def update(self, snapshot: JSON) -> None:
@@ -82,9 +85,6 @@ class StationFeed:
         self._queues.add(queue)
         return queue
 
-        self.games: tuple[str, ...] = ()
-        """The games this station's board plays (set by the station; empty: not said), for
-        the page's "New game" list."""
     def unsubscribe(self, queue: asyncio.Queue[tuple[str, JSON]]) -> None:
         self._queues.discard(queue)
 

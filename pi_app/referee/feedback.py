@@ -193,10 +193,10 @@ class Scene:
     takeback: tuple[str, ...] = ()
     message: str = ""
     link_detail: str = ""
-    menu_players: int = 0
-    menu_choices: tuple[tuple[str, int], ...] = ()
     store_error: str = ""
     menu_game: str = ""
+    menu_players: int = 0
+    menu_choices: tuple[tuple[str, int], ...] = ()
     store_damaged: str = ""
     """The game database cannot be used as it is and waits for the players to confirm
     setting it aside (what is wrong and what would be kept); it takes the whole screen, and
@@ -632,6 +632,20 @@ def _prompt(c: _Canvas, scene: Scene) -> None:
     c.keys(keys)
 
 
+def choice_words(game: str, players: int, width: int) -> str:
+    """A game and player count as a menu row of ``width`` pixels: the count only where the
+    game's rules allow several, said as long as it fits."""
+    title = _game_title(game)
+    try:
+        several = len(get_game(game).player_counts) > 1
+    except Exception:
+        several = False
+    if not players or not several:
+        return title
+    words = (f"{title}, {players} players", f"{title}, {players} pl.", f"{players} players")
+    return next((w for w in words if text_width(w) <= width), words[-1])
+
+
 def _menu(c: _Canvas, scene: Scene) -> None:
     c.header("Choose game", scene.board)
     current = scene.menu_game or scene.game
@@ -646,20 +660,6 @@ def _menu(c: _Canvas, scene: Scene) -> None:
         c.options([_game_title(n) for n in names],
                   names.index(current) if current in names else 0)
     c.keys((("OK", "start"), ("MENU", "next")))
-
-def choice_words(game: str, players: int, width: int) -> str:
-    """A game and player count as a menu row of ``width`` pixels: the count only where the
-    game's rules allow several, said as long as it fits."""
-    title = _game_title(game)
-    try:
-        several = len(get_game(game).player_counts) > 1
-    except Exception:
-        several = False
-    if not players or not several:
-        return title
-    words = (f"{title}, {players} players", f"{title}, {players} pl.", f"{players} players")
-    return next((w for w in words if text_width(w) <= width), words[-1])
-
 
 
 def _winner_words(scene: Scene) -> str:

@@ -75,9 +75,9 @@ class Status:
     """Tiki Topple with tapped cards: the Secret Tiki cards tapped so far this round (None
     when no round waits for its cards)."""
     message: str = ""
+    menu_game: str = ""
     menu_players: int = 0
     """At game over: the game and player count OK starts (MENU cycles them)."""
-    menu_game: str = ""
 
 
 class Station:
@@ -124,9 +124,6 @@ class Station:
     def _open_session(self) -> Session:
         """Resume the unfinished game, or start the configured one."""
         row = self.store.unfinished()
-        if row is not None:
-            try:
-                session = Session.resume(self.store, row)
         if row is not None and row.game not in self.games:
             # Its board is not this one (the configuration names another board now): it
             # cannot be played here. Closed unfinished, its moves stay in the database.
@@ -135,6 +132,9 @@ class Station:
                       self.geometry.title)
             self.store.abandon(row.id)
             row = None
+        if row is not None:
+            try:
+                session = Session.resume(self.store, row)
                 self.status.phase = "setup"  # the board is checked against the stored game
                 self.status.message = f"resumed game {row.id}"
                 log.info("resumed game %s (%s), %d moves", row.id, row.game,
@@ -510,10 +510,6 @@ class Station:
         None for the defaults. :class:`ValueError` (nothing changed) for a game this board
         cannot play or players its rules do not allow."""
         now = self.clock() if now is None else now
-        if not self.store.game(self.session.game_id).finished:
-            self.store.abandon(self.session.game_id)
-        self.session = self._start(game_name, names)
-        self.follower = self._new_follower()
         if game_name not in self.games:
             raise ValueError(self._not_on_this_board(game_name))
         if isinstance(players, int):
@@ -523,6 +519,10 @@ class Station:
             names = clean_names(list(players), game_name)
         else:
             names = self.default_players(game_name)
+        if not self.store.game(self.session.game_id).finished:
+            self.store.abandon(self.session.game_id)
+        self.session = self._start(game_name, names)
+        self.follower = self._new_follower()
         self._await_cards_if_due()
         self._read_setup_if_due()
         self.render(now)
@@ -584,11 +584,6 @@ class Station:
                 self._output_failed("display", exc)
             self.feed.update(self.snapshot(scene))
 
-    def _players(self) -> tuple[str, ...]:
-        """The players' names, read from the store once per game (not on every redraw); a
-        game stored without names has "Player 1", "Player 2"..."""
-        cached = self._player_names
-        if cached is None or cached[0] != self.session.game_id:
     def _output_failed(self, part: str, exc: Exception) -> None:
         """Log a broken output once (with its traceback), not on every redraw: the loop
         redraws many times a second, and a log that repeats one error buries everything."""
@@ -606,6 +601,11 @@ class Station:
         """The current game's players as people call them (for summaries and tests)."""
         return self._players()
 
+    def _players(self) -> tuple[str, ...]:
+        """The players' names, read from the store once per game (not on every redraw); a
+        game stored without names has "Player 1", "Player 2"..."""
+        cached = self._player_names
+        if cached is None or cached[0] != self.session.game_id:
             stored = self.store.game(self.session.game_id).players
             count = len(self.session.game.scores(self.session.state))
             cached = (self.session.game_id, tuple(stored) or default_names(count))
@@ -688,16 +688,16 @@ class Station:
         return {"ok": True, "replaced": old, "by": canonical}
 
 
-def _round_record(game_name: str, state: Any) -> JSON:
-    """The record object of a newly dealt round (Tiki Topple)."""
-    from pi_app.games import topple
-
-    if game_name != "topple":
-        raise ValueError(f"{game_name} has no rounds")
 def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
     """The games a board plays: the one its geometry file is for (``"game"``). A geometry
     for a game the station does not know falls back to the configured game."""
     return (geometry.game,) if geometry.game in GAME_NAMES else (configured,)
 
 
+def _round_record(game_name: str, state: Any) -> JSON:
+    """The record object of a newly dealt round (Tiki Topple)."""
+    from pi_app.games import topple
+
+    if game_name != "topple":
+        raise ValueError(f"{game_name} has no rounds")
     return topple.round_record(state)
