@@ -233,7 +233,30 @@ on("new-form", () => act("new_game", {
 on("override-form", () => act("override", {text: document.getElementById("override-text").value}));
 on("act-form", () => {});
 show(JSON.parse(document.getElementById("initial").textContent));
-stream("/api/stream", {status: show});
+// A station holds only so many live streams (503 past its cap) and ends them when it stops.
+// EventSource retries a dropped stream by itself but gives up for good on a refused one, so
+// then the page fetches the state and tries again, waiting 5 s doubling to a minute, spread
+// at random, so that many refused pages never knock on the station together.
+const RETRY_FIRST = 5000, RETRY_LAST = 60000;
+let retryDelay = RETRY_FIRST;
+function live() {
+  const source = stream("/api/stream", {status: show});
+  source.addEventListener("open", () => { retryDelay = RETRY_FIRST; });
+  source.addEventListener("error", () => {
+    if (source.readyState !== EventSource.CLOSED) return;
+    source.close();
+    const wait = retryDelay * (0.75 + Math.random() / 2);
+    retryDelay = Math.min(retryDelay * 2, RETRY_LAST);
+    setTimeout(async () => {
+      try {
+        const response = await fetch("/api/state", {cache: "no-store"});
+        if (response.ok) show(await response.json());
+      } catch (e) { /* the station is away: the stream's try below says so again */ }
+      live();
+    }, wait);
+  });
+}
+live();
 """
 
 DASHBOARD_HTML = """<!doctype html>

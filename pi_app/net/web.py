@@ -4,11 +4,16 @@ The daemon serves it on the local network, on its own event loop (the feed's SSE
 asyncio queues of that loop)::
 
     from pi_app.net.web import start_station_server
-    task = start_station_server(feed, geometry, config)   # [web] host, port, token; in the loop
+    task = start_station_server(feed, geometry, config, notice=say)  # [web]; in the loop
     ...
-    task.cancel()
+    task.cancel(); await task      # a clean stop: streams end, the server closes, no traceback
 
 or, by hand: ``asyncio.create_task(serve(create_station_app(feed, token=pin), host, port))``.
+
+The page must never cost the station its refereeing: while its port cannot be bound (another program holds it,
+the configured address is not up yet) the station runs on without it, says why through
+``notice`` ("page off: port 8080 in use") and the log, and tries again every
+:data:`BIND_RETRY_S` seconds; ``notice("")`` once the page is up.
 
 Routes:
 
@@ -25,14 +30,25 @@ Reading is open to anyone; the page is seen by both players, so it shows the pub
 (:mod:`pi_app.net.redact`: no Secret Tiki cards, no TacTiki ranks). An action without the PIN is
 refused with 401, a wrong PIN with 403 (compared in constant time), and after five wrong PINs
 from one address further tries wait out a doubling delay (429). With no PIN configured no
-action is possible at all.
+action is possible at all. The brake keys on the connection's own peer address: :func:`serve`
+turns off uvicorn's trust in ``X-Forwarded-For`` (by default it believes that header from
+127.0.0.1, which let a local client name a fresh address for every guess).
+
+Limits (:mod:`pi_app.net.limits`): a request body over :data:`~pi_app.net.limits.DEFAULT_MAX_BODY`
+gets 413 before it is read whole; live streams are capped per client address and in total
+(503 with ``Retry-After`` past the cap; the page's script then fetches the state now and then
+and tries again, waiting longer each time). An action body that is not UTF-8 JSON of the right
+shape gets 400.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
+import logging
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -46,6 +62,7 @@ from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
 from pi_app.net import pages
 from pi_app.net.auth import Brake, same
+from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
 from pi_app.net.redact import public_snapshot
 from pi_app.net.svg import board_svg
 from pi_app.referee.config import Config as StationConfig
@@ -54,7 +71,19 @@ from pi_app.referee.feed import ActionError, StationFeed
 ASGIApp = Callable[[MutableMapping[str, Any], Callable[[], Awaitable[Any]],
                     Callable[[MutableMapping[str, Any]], Awaitable[None]]], Awaitable[None]]
 Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Any]]
+Send = Callable[[Scope], Awaitable[None]]
+log = logging.getLogger(__name__)
 HEARTBEAT = 15.0
+#: Seconds between tries to bind the page's port while it cannot be bound. A try is one bind
+#: call, so this costs nothing; it is how long the page stays off after the port frees.
+BIND_RETRY_S = 5.0
+#: What a refused stream is told to wait, in seconds (the page's first retry waits about this).
+STREAM_RETRY_AFTER = 5
+#: The longest a stop waits for the server to close before cancelling it outright.
+STOP_TIMEOUT_S = 3.0
+#: Put in every open stream's queue when the server stops (not a kind the feed sends).
+_END = "_end"
 
 
 class SecurityHeaders:
@@ -131,16 +160,112 @@ def waiting_text(snapshot: JSON) -> str:
     return "No game yet."
 
 
+class BadAction(ValueError):
+    """An action body the page cannot use; the message says why (sent back with 400)."""
+
+
+#: The arguments an action body may carry, and what each must be.
+ACTION_FIELDS = {"game": "a text", "players": "a list of texts", "text": "a text"}
+
+
+def action_args(raw: bytes) -> dict[str, Any]:
+    """The arguments in an action's body: :class:`BadAction` for anything but UTF-8 JSON of an
+    object whose known fields have the right types. Checked here so that no body, however odd
+    (invalid UTF-8, lone surrogates, a thousand nested brackets), reaches the station's code
+    or turns into a 500."""
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BadAction("the body must be JSON (UTF-8)") from exc
+    if not isinstance(body, dict):
+        raise BadAction("the body must be a JSON object")
+    args: dict[str, Any] = {}
+    for key, kind in ACTION_FIELDS.items():
+        if key not in body:
+            continue
+        value = body[key]
+        if key == "players":
+            ok = isinstance(value, list) and all(isinstance(t, str) and _encodable(t)
+                                                 for t in value)
+        else:
+            ok = isinstance(value, str) and _encodable(value)
+        if not ok:
+            raise BadAction(f"{key} must be {kind}")
+        args[key] = value
+    return args
+
+
+def _encodable(text: str) -> bool:
+    """False for a text JSON can carry but UTF-8 cannot (a lone surrogate such as "\\ud800")."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class LiveStreams:
+    """The page's open event streams: capped per client and in total, ended together on stop.
+
+    Each stream is a feed queue and a task on the loop that referees the game, so past the
+    :class:`StreamCap` a new one is refused. A stopping server ends every stream itself (an
+    end mark in each queue) instead of leaving uvicorn to cancel them after its grace period,
+    which it logs as a traceback per stream.
+    """
+
+    def __init__(self, cap: StreamCap | None = None) -> None:
+        self.cap = cap or StreamCap()
+        self.closing = False
+        self.queues: set[asyncio.Queue[tuple[str, JSON]]] = set()
+
+    def end_all(self) -> None:
+        self.closing = True
+        for queue in self.queues:
+            queue.put_nowait((_END, {}))
+
+
+class HeldStream(StreamingResponse):
+    """A streaming response that gives its place back however it ends: finished, cut off by
+    the client, or cancelled before its first byte (when its generator never starts and so
+    never reaches its own ``finally``)."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None],
+                 **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+        self.release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release()
+
+
 def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | None = None,
-                       geometry: Geometry | None = None) -> Starlette:
+                       geometry: Geometry | None = None, streams: StreamCap | None = None,
+                       max_body: int = DEFAULT_MAX_BODY) -> Starlette:
     """The station's page over ``feed``; actions need ``token`` (the station's PIN).
 
     ``geometry``: the station's own board file, for the picture (default: the shipped one).
+    ``streams``: how many live streams a client and all clients may hold (default
+    :class:`StreamCap`'s). ``max_body``: the largest request body accepted, in bytes.
+    ``app.state.streams`` (:class:`LiveStreams`) ends them all when the server stops.
     """
     brake = brake or Brake()
+    live = LiveStreams(streams)
 
     def station_view(snapshot: JSON) -> JSON:
         return station_view_of(snapshot, geometry)
+
+    last: list[Any] = [None, ""]  # the newest snapshot and its event, shared by every stream
+
+    def status_event(snapshot: JSON) -> str:
+        """One rendering (picture included) per snapshot, however many pages follow it."""
+        if last[0] is not snapshot:
+            last[:] = [snapshot, sse("status", station_view(snapshot))]
+        return str(last[1])
 
     async def index(_request: Request) -> Response:
         view = station_view(feed.snapshot)
@@ -163,11 +288,18 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         return Response(station_view(feed.snapshot)["svg"], media_type="image/svg+xml")
 
     async def stream(request: Request) -> Response:
-        queue = feed.subscribe()
+        who = client_of(request)
+        if live.closing or not live.cap.admit(who):
+            return JSONResponse({"error": "too many live pages on this station: "
+                                          "the page tries again by itself"},
+                                status_code=503,
+                                headers={"retry-after": str(STREAM_RETRY_AFTER)})
 
         async def events() -> AsyncIterator[str]:
+            queue = feed.subscribe()
+            live.queues.add(queue)
             try:
-                while True:
+                while not live.closing:
                     try:
                         kind, payload = await asyncio.wait_for(queue.get(), HEARTBEAT)
                     except TimeoutError:
@@ -176,15 +308,20 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
                     if kind == "status":
                         while not queue.empty():  # only the newest picture matters
                             later_kind, later = queue.get_nowait()
+                            if later_kind == _END:
+                                return
                             if later_kind == "status":
                                 payload = later
-                        yield sse("status", station_view(payload))
+                        yield status_event(payload)
+                    elif kind == _END:
+                        return
             finally:
+                live.queues.discard(queue)
                 feed.unsubscribe(queue)
 
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store",
-                                          "x-accel-buffering": "no"})
+        return HeldStream(events(), lambda: live.cap.release(who),
+                          media_type="text/event-stream",
+                          headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
     async def action(request: Request) -> Response:
         who = client_of(request)
@@ -205,12 +342,9 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         brake.succeeded(who)
         name = request.path_params["name"]
         try:
-            body = await request.json() if await request.body() else {}
-        except ValueError:
-            return JSONResponse({"error": "the body must be JSON"}, status_code=400)
-        if not isinstance(body, dict):
-            return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
-        args = {k: v for k, v in body.items() if k in ("game", "players", "text")}
+            args = action_args(await request.body())
+        except BadAction as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
         if name not in feed.actions:
             return JSONResponse({"error": f"unknown action {name!r}"}, status_code=404)
         try:
@@ -225,17 +359,17 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
               Route("/api/stream", stream),
               Route("/api/action/{name}", action, methods=["POST"]), *static_routes()]
     app = Starlette(routes=routes)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(SecurityHeaders)  # added last: outermost, so a 413 carries them too
+    app.state.streams = live
     return app
 
 
-async def serve(app: Any, host: str = "0.0.0.0", port: int = 8080, *,
-                sockets: list[Any] | None = None) -> None:
-    """Serve ``app`` on the running loop until cancelled; leaves signal handling to the caller.
-
-    uvicorn's own ``serve`` installs SIGINT/SIGTERM handlers; the daemon owns its signals, so
-    this runs uvicorn's server without them.
-    """
+def _server(app: Any, host: str = "127.0.0.1", port: int = 0) -> Any:
+    """uvicorn's server for ``app``, without its signal handlers (the daemon owns its signals),
+    without a lifespan (the page has none, and a cancelled lifespan task logs a traceback),
+    and with ``proxy_headers`` off: nothing stands in front of a station, so every request's
+    client is the connection's own peer and no ``X-Forwarded-For`` can rename it."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -243,21 +377,133 @@ async def serve(app: Any, host: str = "0.0.0.0", port: int = 8080, *,
         def capture_signals(self) -> Any:
             yield
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="auto",
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
+                            proxy_headers=False, forwarded_allow_ips="",
                             timeout_graceful_shutdown=1)
-    server = Server(config)
+    return Server(config)
+
+
+async def serve(app: Any, host: str = "0.0.0.0", port: int = 8080, *,
+                sockets: list[Any] | None = None) -> None:
+    """Serve ``app`` on the running loop until cancelled; leaves signal handling to the caller.
+
+    A port that cannot be bound raises :class:`OSError` (uvicorn itself would ``sys.exit``,
+    which takes the whole event loop, and so the station, down with it).
+    """
+    server = _server(app, host, port)
     try:
         await server.serve(sockets=sockets)
+    except SystemExit as exc:
+        raise OSError(f"the web server on {host}:{port} could not start (see the log)") from exc
     finally:
         server.should_exit = True
 
 
+async def bind(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on every address ``host`` names, bound as asyncio would (address
+    reuse for TIME_WAIT, IPv6 sockets IPv6 only); :class:`OSError` when one cannot be had."""
+    loop = asyncio.get_running_loop()
+    infos = await loop.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(128)  # a listener elsewhere is found here, even one also reusing
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def page_off_reason(exc: OSError, host: str, port: int) -> str:
+    """What the station's screen and log say while the page cannot listen (short: the OLED)."""
+    if exc.errno == errno.EADDRINUSE:
+        return f"page off: port {port} in use"
+    if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
+        return f"page off: no address {host}"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"page off: port {port} not allowed"
+    return f"page off: {exc.strerror or exc}"
+
+
+async def run_page(app: Any, host: str, port: int, *,
+                   notice: Callable[[str], None] | None = None,
+                   retry: float = BIND_RETRY_S) -> None:
+    """Serve the station page until cancelled, whatever happens to its port.
+
+    While ``host``:``port`` cannot be bound, says why (``notice`` and the log, once per reason)
+    and tries again every ``retry`` seconds; ``notice("")`` once it listens. Cancelling stops it
+    cleanly: every live stream ends, uvicorn closes its connections, then the cancel goes on.
+    """
+    said = ""
+    while True:
+        try:
+            sockets = await bind(host, port)
+            break
+        except OSError as exc:
+            why = page_off_reason(exc, host, port)
+            if why != said:
+                log.warning("the station runs on without its page (%s: %s); trying again "
+                            "every %.0f s", why, exc, retry)
+                said = why
+                _say(notice, why)
+        await asyncio.sleep(retry)
+    log.info("station page on http://%s:%d/", host, port)
+    if said:
+        _say(notice, "")
+    server = _server(app)
+    running = asyncio.ensure_future(serve_quietly(server, sockets))
+    try:
+        await asyncio.shield(running)
+    except asyncio.CancelledError:
+        streams = getattr(getattr(app, "state", None), "streams", None)
+        if isinstance(streams, LiveStreams):
+            streams.end_all()
+        server.should_exit = True
+        try:
+            await asyncio.wait_for(running, STOP_TIMEOUT_S)
+        except TimeoutError:
+            log.warning("the station page did not stop within %.0f s", STOP_TIMEOUT_S)
+        raise
+
+
+async def serve_quietly(server: Any, sockets: list[socket.socket]) -> None:
+    """``server`` on ``sockets``; a failure is logged, never a ``SystemExit`` out of the loop."""
+    try:
+        await server.serve(sockets=sockets)
+    except SystemExit:
+        log.error("the station page stopped: its server could not start")
+        for sock in sockets:
+            sock.close()
+
+
+def _say(notice: Callable[[str], None] | None, text: str) -> None:
+    if notice is None:
+        return
+    try:
+        notice(text)
+    except Exception:  # the page's news must never stop the page
+        log.exception("could not show %r", text)
+
+
 def start_station_server(feed: StationFeed, geometry: Geometry | None,
-                         config: StationConfig) -> asyncio.Task[None]:
+                         config: StationConfig, *,
+                         notice: Callable[[str], None] | None = None,
+                         retry: float = BIND_RETRY_S) -> asyncio.Task[None]:
     """The daemon's one call: serve the page on ``[web] host``/``port`` with ``[web] token``.
 
-    Runs as a task on the daemon's loop (call it from inside the loop); cancel it to stop.
+    Runs as a task on the daemon's loop (call it from inside the loop); cancel it, and await
+    it, to stop cleanly. ``notice``: told why the page is off ("" when it is up), see
+    :func:`run_page`.
     """
     app = create_station_app(feed, token=config.web.token or None, geometry=geometry)
     return asyncio.get_running_loop().create_task(
-        serve(app, host=config.web.host, port=config.web.port), name="station-web")
+        run_page(app, config.web.host, config.web.port, notice=notice, retry=retry),
+        name="station-web")

@@ -61,7 +61,8 @@ driver = "mock"              # "gpio" (pins from hardware/pinmap.json), "mock"
 enabled = false              # the station's own page
 host = "127.0.0.1"           # "0.0.0.0" to serve the table's local network
 port = 8080
-token = ""                   # required for actions (undo, new game, override); "" = no actions
+token = ""                   # the page's PIN for actions (undo, new game, override): at least
+                             # 6 printable ASCII characters; "" = no actions
 
 [mqtt]
 enabled = false              # publish to a tournament broker
@@ -76,6 +77,12 @@ tls = false
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names the file and the key."""
+
+
+#: The shortest station PIN ([web] token). The page's brake allows five free guesses per
+#: address and then doubles a wait (to 5 min), but a venue LAN has many addresses: 4 digits
+#: are 10,000 guesses, a few dozen phones' worth; 6 are 1,000,000, still typed in seconds.
+MIN_PIN = 6
 
 
 @dataclass(frozen=True)
@@ -254,6 +261,8 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
             raise ConfigError(f"{where}: {qualified} must not contain a NUL character")
         if (name, key) == ("sensors", "geometry") and isinstance(value, str) and value:
             _check_geometry(value, f"{where}: {qualified}")
+        if (name, key) == ("web", "token"):
+            _check_pin(str(value), f"{where}: {qualified}")
         out[key] = value
     return cls(**out)
 
@@ -267,6 +276,20 @@ def _player_names(raw: list[Any], game: Any, where: str) -> tuple[str, ...]:
         return clean_names(raw, game if game in GAME_NAMES else None)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _check_pin(pin: str, where: str) -> None:
+    """A PIN the page can take: long enough to resist guessing (:data:`MIN_PIN`), and
+    printable ASCII without spaces at its ends, since a browser cannot send other characters
+    in the header that carries it and the page strips the ends. The message never shows it."""
+    if not pin:
+        return  # no PIN: no actions at all
+    if len(pin) < MIN_PIN:
+        raise ConfigError(f"{where} (the station page's PIN) must be at least {MIN_PIN} "
+                          f"characters, not {len(pin)}")
+    if not (pin.isascii() and pin.isprintable()) or pin != pin.strip():
+        raise ConfigError(f"{where} (the station page's PIN) must be printable ASCII "
+                          "characters without spaces at its ends")
 
 
 def _check_geometry(path: str, where: str) -> None:

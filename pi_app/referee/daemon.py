@@ -148,8 +148,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
         await _loop(station, queue, stop, probe)
     finally:
         sdnotify.notify("STOPPING=1")
-        for task in tasks:
-            task.cancel()
+        await _stop_network(tasks)
         hardware.close()
         store.close()
 
@@ -366,10 +365,18 @@ def _start_network(config: Config, station: Station, store: EventStore) -> list[
     """
     tasks: list[Any] = []
     if config.web.enabled:
+        def notice(text: str) -> None:
+            station.status.notice = text
+            now = time.monotonic()
+            station.render(now)  # the screen, unless a game message covers it
+            if station.feed.snapshot.get("notice") != text:  # the scene did not change
+                station.feed.update(station.snapshot(station.scene(now)))
+
         try:
             from pi_app.net import web
 
-            tasks.append(web.start_station_server(station.feed, station.geometry, config))
+            tasks.append(web.start_station_server(station.feed, station.geometry, config,
+                                                  notice=notice))
         except Exception:
             log.exception("the station's web page could not start")
     if config.mqtt.enabled:
@@ -380,6 +387,20 @@ def _start_network(config: Config, station: Station, store: EventStore) -> list[
         except Exception:
             log.exception("the MQTT publisher could not start")
     return tasks
+
+
+async def _stop_network(tasks: list[Any]) -> None:
+    """Stop the page and the publisher, and wait for the page to close its connections (a
+    task cancelled and left behind would be cancelled again mid-shutdown by ``asyncio.run``,
+    which logs a traceback)."""
+    for task in tasks:
+        task.cancel()
+    pending = [t for t in tasks if isinstance(t, asyncio.Future)]
+    if pending:
+        done, _ = await asyncio.wait(pending, timeout=5.0)
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                log.error("the station page ended with %r", task.exception())
 
 
 def run(config: Config) -> int:

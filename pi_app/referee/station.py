@@ -78,6 +78,9 @@ class Status:
     menu_game: str = ""
     menu_players: int = 0
     """At game over: the game and player count OK starts (MENU cycles them)."""
+    notice: str = ""
+    """A lasting condition outside the game (the page is off: its port is taken), shown when
+    no game message is; set by the daemon, cleared when it ends."""
 
 
 class Station:
@@ -164,7 +167,8 @@ class Station:
         session = Session.new(self.store, game_name, rng=self.rng, options=options,
                               board=self.config.station.board, players=names)
         self.status = replace(Status(), link_up=self.status.link_up,
-                              link_detail=self.status.link_detail, phase="setup")
+                              link_detail=self.status.link_detail, phase="setup",
+                              notice=self.status.notice)
         return session
 
     def _new_follower(self) -> Follower:
@@ -557,7 +561,7 @@ class Station:
             guidance_kind=None if guidance is None else guidance.kind,
             fixes=() if guidance is None else guidance.fixes,
             prompt=status.prompt, prompt_cells=prompt_cells, takeback=status.takeback,
-            message=status.message,
+            message=status.message or status.notice,
             board=self.config.station.board, link_detail=status.link_detail,
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
@@ -634,6 +638,7 @@ class Station:
                 "selected": prompt.selected},
             "guidance": [str(f) for f in scene.fixes],
             "text": game.describe(state), "updated": time.time(),
+            "notice": self.status.notice,
         }
 
     def screen_image(self, now: float) -> Image.Image:
