@@ -10,9 +10,9 @@ asyncio queues of that loop)::
 
 or, by hand: ``asyncio.create_task(serve(create_station_app(feed, token=pin), host, port))``.
 
-The page must never cost the station its refereeing: while its port cannot be bound (another program holds it,
-the configured address is not up yet) the station runs on without it, says why through
-``notice`` ("page off: port 8080 in use") and the log, and tries again every
+The page must never cost the station its refereeing: while its port cannot be bound (another
+program holds it, the configured address is not up yet) the station runs on without it, says
+why through ``notice`` ("page off: port 8080 in use") and the log, and tries again every
 :data:`BIND_RETRY_S` seconds; ``notice("")`` once the page is up.
 
 Routes:
