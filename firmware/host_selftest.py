@@ -82,7 +82,8 @@ def rig(game_path, pinmap_path):
     chips = []
     for i in range(n_readers):
         fn = _tags_of(board, i)
-        emu = chipsim.Mfrc522Chip(fn) if chip == "MFRC522" else chipsim.Pn5180Chip(fn)
+        kind = chipsim.Mfrc522Chip if chip == "MFRC522" else chipsim.Pn5180Chip
+        emu = kind(fn, clock=bus.clock)
         bus.chips[i] = emu
         chips.append(emu)
 
@@ -95,7 +96,7 @@ def rig(game_path, pinmap_path):
     machine.attach(bus)
     transport = HostTransport()
     clock = Clock()
-    device = build_device(machine, pins, info, transport, clock,
+    device = build_device(machine, pins, info, transport, clock, sleep_us=bus.clock.sleep_us,
                           presence_readers=presence_readers(geometry))
     return device, board, chips, transport, clock, bus
 

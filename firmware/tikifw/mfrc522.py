@@ -8,8 +8,9 @@ MFRC522 with its bit-level anticollision is enough. Tuned from hardware.md:
 - the antenna is on only while this reader scans (``TxControlReg``), after a settle time for
   the tag to power up (ISO/IEC 14443-3 asks for 5 ms of unmodulated field);
 - WUPA (not REQA) so a tag halted by the previous scan answers again; HLTA after reading;
-- every wait is bounded by a poll count, not a clock: a chip that never raises an interrupt is
-  a ``ReaderError``, never a hang;
+- every wait is bounded in time (polls with a ``sleep_us`` between them, never a bare count that
+  a faster CPU would finish before the chip's own timer runs out): a chip that never raises an
+  interrupt is a ``ReaderError``, never a hang;
 - a register written at init is read back after each scan, which catches a reader that
   dropped off the bus (MISO held low reads as 0x00).
 """
@@ -55,8 +56,11 @@ SEL_CL = (0x93, 0x95, 0x97)
 CASCADE_TAG = 0x88
 
 KNOWN_VERSIONS = (0x88, 0x90, 0x91, 0x92, 0x12, 0xB2)
-TICK_US = 25  # TPrescaler 0xA9: 13.56 MHz / (2 * 169 + 1) = 40 kHz
-MAX_POLLS = 200
+T_MODE_AUTO = 0x80  # TModeReg TAuto: the timer starts when a transmission ends
+T_PRESCALER_40K = 0xA9  # 13.56 MHz / (2 * 169 + 1) = 40 kHz (data sheet Table 106)
+TICK_US = 25  # one count at 40 kHz
+POLL_US = 50  # sleep between two ComIrqReg polls
+ANSWER_US = 3000  # the longest answer read here (5 bytes) lasts < 1 ms; wait this past the timer
 
 
 class Mfrc522:
@@ -65,8 +69,10 @@ class Mfrc522:
     def __init__(self, port, sleep_us=no_sleep_us, timeout_us=2000, settle_us=5000):
         self.port = port
         self.sleep_us = sleep_us
+        # The timer fires after TReload + 1 counts (data sheet 8.5).
         self.reload = max(1, min(0xFFFF, timeout_us // TICK_US))
         self.settle_us = settle_us
+        self.wait_polls = (timeout_us + ANSWER_US) // POLL_US + 1
 
     # --- register access: address byte (reg << 1), bit 7 set to read ----------------------------
     def write(self, reg, value):
@@ -89,8 +95,8 @@ class Mfrc522:
         version = self.read(VERSION)
         if version not in KNOWN_VERSIONS:
             raise ReaderError(f"MFRC522 does not answer (version 0x{version:02X})")
-        self.write(T_MODE, 0x80)  # timer starts after each transmission
-        self.write(T_PRESCALER, 0xA9)
+        self.write(T_MODE, T_MODE_AUTO)  # TPrescaler_Hi = 0
+        self.write(T_PRESCALER, T_PRESCALER_40K)
         self.write(T_RELOAD_H, self.reload >> 8)
         self.write(T_RELOAD_L, self.reload & 0xFF)
         self.write(TX_ASK, 0x40)  # 100 % ASK
@@ -154,13 +160,14 @@ class Mfrc522:
         self.write_fifo(data)
         self.write(COMMAND, CMD_TRANSCEIVE)
         self.write(BIT_FRAMING, 0x80 | last_bits)
-        for _ in range(MAX_POLLS):
+        for _ in range(self.wait_polls):
             irq = self.read(COM_IRQ)
             if irq & (IRQ_RX | IRQ_IDLE):
                 break
             if irq & IRQ_TIMER:
                 self.write(BIT_FRAMING, last_bits)
                 return None
+            self.sleep_us(POLL_US)
         else:
             raise ReaderError("MFRC522 does not answer (no interrupt)")
         self.write(BIT_FRAMING, last_bits)

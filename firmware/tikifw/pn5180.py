@@ -2,13 +2,21 @@
 
 Chosen for Manami and TacTiki (firmware/README.md): a totem or a TacTiki stack puts up to five
 tags in one reader's field, and ISO 15693 inventory with slot anticollision reads them all,
-where an MFRC522 reads one. The host command set (write/read register, SEND_DATA, READ_DATA,
-LOAD_RF_CONFIG, RF_ON/OFF) follows the PN5180 data sheet; the register addresses and bits below
-must be checked against it at first bring-up (firmware/README.md, "Bring-up").
+where an MFRC522 reads one. Instructions, register addresses and bits follow NXP's PN5180 data
+sheet, checked against NXP's reader library and two Arduino libraries (firmware/README.md,
+"Checked against the data sheets"); tikifw/chipsim_pn5180.py models the same data sheet
+independently, so a wrong address or value here fails tests/test_chip_emulators.py.
 
-Each scan: RF on, settle, inventory with 16 slots (the 4 UID bits after the mask choose a tag's
-slot), a further masked round for every slot that collided (bounded by ``max_rounds``), RF off.
-A scan whose collisions could not all be resolved is reported incomplete, never as a miss.
+Each scan: RF on (collision avoidance off, and the field checked to be on), settle, inventory
+with 16 slots (the 4 UID bits after the mask choose a tag's slot), a further masked round for
+every slot that collided (bounded by ``max_rounds``), RF off. A scan whose collisions could not
+all be resolved is reported incomplete, never as a miss.
+
+The receive timeout is timer T1: it starts when the request (or a slot's EOF) has been sent and
+stops when the tag's answer begins, so it only has to cover the tag's response delay (ISO/IEC
+15693-3 t1 = 4352/fc = 320.9 us, plus the SOF and the chip's receive delay); an empty slot
+costs the timeout, a full one the answer. Every wait is bounded in time (polls with a sleep
+between them), never only by a count, so a faster CPU cannot make a driver give up early.
 """
 
 from tikifw.readers import ReaderError, no_sleep_us
@@ -28,16 +36,37 @@ RF_OFF = 0x17
 SYSTEM_CONFIG = 0x00
 IRQ_ENABLE = 0x01
 IRQ_STATUS = 0x02
-IRQ_CLEAR = 0x03
+IRQ_CLEAR = 0x03  # the data sheet's IRQ_SET_CLEAR: a 1 clears that IRQ_STATUS bit
 TIMER1_RELOAD = 0x0C
-TIMER1_CONFIG = 0x0D
+TIMER1_CONFIG = 0x0F  # not 0x0D: that is TIMER2_RELOAD (issue 19)
 RX_STATUS = 0x13
 TX_CONFIG = 0x18
+RF_STATUS = 0x1D
 
 # IRQ_STATUS bits.
 IRQ_RX = 1 << 0
+IRQ_TX_RFON = 1 << 9
 IRQ_TIMER1 = 1 << 12
 IRQ_GENERAL_ERROR = 1 << 17
+IRQ_ALL = 0x000FFFFF
+
+# RF_STATUS bit 17 TX_RF_STATUS: the chip's own field is on.
+RF_STATUS_TX_RF = 1 << 17
+# RF_ON parameter bit 0: ISO/IEC 18092 collision avoidance off. With it on, the chip does not
+# switch its field on while it senses another one (a neighbouring reader still ramping down).
+RF_ON_NO_COLLISION_AVOIDANCE = 0x01
+
+# TIMER1_CONFIG: enabled, prescaler on (MODE_SEL) at 6.78 MHz / 2^3 = 847.5 kHz, started when a
+# transmission ends, stopped when a reception starts (the pair NXP's own HAL uses).
+T1_ENABLE = 1 << 0
+T1_MODE_SEL = 1 << 2
+T1_PRESCALE_847K = 3 << 3
+T1_START_ON_TX_ENDED = 1 << 11
+T1_STOP_ON_RX_STARTED = 1 << 20
+TIMER1_CONFIG_VALUE = (T1_ENABLE | T1_MODE_SEL | T1_PRESCALE_847K | T1_START_ON_TX_ENDED
+                       | T1_STOP_ON_RX_STARTED)
+TIMER1_TICK_CYCLES = 16  # 13.56 MHz carrier cycles per T1 count at 847.5 kHz (1.18 us)
+FC_HZ = 13560000
 
 # RX_STATUS fields.
 RX_LEN_MASK = 0x1FF
@@ -54,22 +83,30 @@ TX_EOF_ONLY_AND = 0xFFFFFB3F
 SYSTEM_IDLE_AND = 0xFFFFFFF8
 SYSTEM_TRANSCEIVE_OR = 0x00000003
 IRQ_ENABLE_CHECK = 0x00000000
-# TIMER1: start at the end of transmission, stop at the start of reception, 1 us ticks.
-TIMER1_CONFIG_US = 0x00000C01
 INVENTORY_ANSWER = 10  # flags, DSFID, 8 UID bytes
 MAX_BUSY_POLLS = 2000
-MAX_IRQ_POLLS = 200
+POLL_US = 100  # sleep between two IRQ_STATUS polls
+ANSWER_US = 6000  # an inventory answer lasts ~4 ms at 26.48 kbit/s; wait this long past the timeout
+RF_ON_US = 2000  # how long the field may take to come on
+
+
+def timer1_reload(timeout_us):
+    """TIMER1_RELOAD for ``timeout_us``, in counts of TIMER1_TICK_CYCLES, rounded up."""
+    unit = TIMER1_TICK_CYCLES * 1000000
+    return max(1, min(0xFFFFF, (timeout_us * FC_HZ + unit - 1) // unit))
 
 
 class Pn5180:
     name = "PN5180"
 
-    def __init__(self, port, sleep_us=no_sleep_us, timeout_us=2000, settle_us=1000,
+    def __init__(self, port, sleep_us=no_sleep_us, timeout_us=1000, settle_us=1000,
                  max_rounds=8):
         self.port = port
         self.sleep_us = sleep_us
-        # TIMER1 counts microseconds with the prescaler set in TIMER1_CONFIG_US (bring-up check).
-        self.timer_reload = max(1, min(0xFFFFF, timeout_us))
+        # 1 ms covers t1 (321 us) + the SOF (151 us) + NXP's receive delay at this rate (321 us).
+        self.timeout_us = timeout_us
+        self.timer_reload = timer1_reload(timeout_us)
+        self.timer_config = TIMER1_CONFIG_VALUE
         self.tx_config = 0
         self.settle_us = settle_us
         self.max_rounds = max_rounds
@@ -113,16 +150,35 @@ class Pn5180:
         self.command(bytes((LOAD_RF_CONFIG, RF_TX_15693, RF_RX_15693)))
         self.write_reg(IRQ_ENABLE, IRQ_ENABLE_CHECK)
         self.write_reg(TIMER1_RELOAD, self.timer_reload)
-        self.write_reg(TIMER1_CONFIG, TIMER1_CONFIG_US)
+        self.write_reg(TIMER1_CONFIG, self.timer_config)
         self.tx_config = self.read_reg(TX_CONFIG)
         self._check()
 
     def _check(self):
-        if self.read_reg(TIMER1_RELOAD) != self.timer_reload:
+        if (self.read_reg(TIMER1_RELOAD) != self.timer_reload
+                or self.read_reg(TIMER1_CONFIG) != self.timer_config):
             raise ReaderError("PN5180 does not answer (register read-back failed)")
 
+    def _wait_irq(self, mask, budget_us):
+        """Poll IRQ_STATUS until a bit of ``mask`` is set; the status, or None after budget_us."""
+        for _ in range(budget_us // POLL_US + 1):
+            irq = self.read_reg(IRQ_STATUS)
+            if irq & IRQ_GENERAL_ERROR:
+                raise ReaderError("PN5180 reports a general error")
+            if irq & mask:
+                return irq
+            self.sleep_us(POLL_US)
+        return None
+
+    def _field_on(self):
+        self.write_reg(IRQ_CLEAR, IRQ_TX_RFON)
+        self.command(bytes((RF_ON, RF_ON_NO_COLLISION_AVOIDANCE)))
+        if (self._wait_irq(IRQ_TX_RFON, RF_ON_US) is None
+                or not self.read_reg(RF_STATUS) & RF_STATUS_TX_RF):
+            raise ReaderError("PN5180 RF field did not come on (chip silent, or another field on)")
+
     def scan(self):
-        self.command(bytes((RF_ON, 0)))
+        self._field_on()
         try:
             self.sleep_us(self.settle_us)
             uids, complete = self._inventory_all()
@@ -157,18 +213,19 @@ class Pn5180:
     def _start(self):
         self.and_reg(SYSTEM_CONFIG, SYSTEM_IDLE_AND)
         self.or_reg(SYSTEM_CONFIG, SYSTEM_TRANSCEIVE_OR)
-        self.write_reg(IRQ_CLEAR, 0x000FFFFF)
+        self.write_reg(IRQ_CLEAR, IRQ_ALL)
 
     def _wait_answer(self):
-        for _ in range(MAX_IRQ_POLLS):
-            irq = self.read_reg(IRQ_STATUS)
-            if irq & IRQ_GENERAL_ERROR:
-                raise ReaderError("PN5180 reports a general error")
-            if irq & IRQ_RX:
-                return True
-            if irq & IRQ_TIMER1:
-                return False
-        raise ReaderError("PN5180 does not answer (no interrupt)")
+        """True when a tag answered, False when T1 ran out first (an empty slot).
+
+        Neither can happen before T1's timeout has passed (an answer takes ~4 ms), so the
+        driver sleeps that long first and polls only after it: one poll for an empty slot.
+        """
+        self.sleep_us(self.timeout_us)
+        irq = self._wait_irq(IRQ_RX | IRQ_TIMER1, ANSWER_US)
+        if irq is None:
+            raise ReaderError("PN5180 does not answer (no interrupt)")
+        return bool(irq & IRQ_RX)
 
     def _inventory(self, mask, mask_len):
         """One 16-slot round; yields (uid, None) per tag read and (None, slot) per collision."""

@@ -22,17 +22,23 @@ class DecoderSelect:
     """Chip-selects through a 74HC154-style decoder: address lines plus an active-low enable.
 
     With 5 address lines two 74HC154s give 32 selects from 6 Pico pins, which is what 25 PN5180
-    readers need; the same address lines steer the BUSY multiplexer.
+    readers need; the same address lines steer the BUSY multiplexer. Only this object drives
+    the address lines, so it skips the pin writes when they already carry ``index``: a BUSY
+    poll then costs one pin read, not five writes and a read.
     """
 
     def __init__(self, address_pins, enable_pin):
         self.address_pins = address_pins
         self.enable_pin = enable_pin
         self.enable_pin.value(1)
+        self.current = None
 
     def address(self, index):
+        if index == self.current:
+            return
         for bit, pin in enumerate(self.address_pins):
             pin.value((index >> bit) & 1)
+        self.current = index
 
     def select(self, index):
         self.address(index)
