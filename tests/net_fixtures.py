@@ -186,15 +186,33 @@ class Dashboard:
         return self.server.call(fn)
 
 
+def end_session(broker: Broker, user: str) -> None:
+    """Connect as ``user`` with a clean start and no session expiry: the broker drops the
+    user's queued session (its client id is the user name)."""
+    from pi_app.net.mqtt import new_client
+
+    client = new_client(user, broker.options(user))
+    client.connect("127.0.0.1", broker.port, clean_start=True)
+    client.loop_start()
+    try:
+        wait_for(client.is_connected, 5, f"{user} to connect")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
 @contextlib.contextmanager
 def running_dashboard(broker: Broker, directory: Path, *,
                       referees: dict[str, str] | None = None,
                       client_db: str = "referee.sqlite") -> Iterator[Dashboard]:
-    """The real dashboard app (MQTT subscriber in its lifespan) with a session of its own."""
+    """The real dashboard app (MQTT subscriber in its lifespan) with a fresh session.
+
+    The broker ties the session to the user name (``use_username_as_clientid``), so the
+    referee's session left by an earlier test is ended first."""
+    end_session(broker, REFEREE)
     config = DashboardConfig(event=EVENT, db=directory / client_db,
                              broker=broker.options(REFEREE), secret=os.urandom(32),
-                             referees=referees or {},
-                             client_id=f"tiki-referee-test-{os.urandom(4).hex()}")
+                             referees=referees or {})
     app, desk = build_dashboard(config)
     server = ServerThread(app).start()
     try:

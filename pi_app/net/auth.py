@@ -8,11 +8,17 @@ Reading is open on both pages (a tournament is public); acting is not. Choices:
   client address every further try waits out a delay that doubles, up to ``longest`` seconds.
 * Referee passwords are stored as PBKDF2-SHA256 hashes (``tikiboard referee hash-password``),
   never in clear, in the dashboard's config file.
-* A referee session is a cookie ``user|expiry|HMAC`` signed with the dashboard's secret: no
-  server-side session table, nothing to leak from disk. It is HttpOnly and SameSite=Strict, and
-  every POST also carries a CSRF token derived from the cookie, so another site can neither read
-  it nor make the referee's browser act. HTTP basic auth was not chosen: browsers resend and cache
-  the password with every request and there is no way to log out at a shared referee table.
+* A referee session is a cookie ``user|expiry|session|HMAC`` signed with the dashboard's
+  secret (at least :data:`MIN_SECRET` bytes: an empty key would let anyone sign a cookie, so the
+  signer refuses one). It is HttpOnly and SameSite=Strict, and every POST also carries a CSRF
+  token derived from the cookie, so another site can neither read it nor make the referee's
+  browser act. Logging out ends the session server-side: its random ``session`` id is kept
+  (the dashboard's ledger, until the cookie would have expired anyway) and refused from then
+  on, so a copied cookie dies with the log-out. HTTP basic auth was not chosen: browsers resend
+  and cache the password with every request and there is no way to log out at a shared
+  referee table.
+* Hashing a password (PBKDF2, a tenth of a second on purpose) blocks whoever runs it, so web
+  handlers call :func:`verify_password` in a worker thread, never on the event loop.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 PBKDF2_ITERATIONS = 200_000
+MIN_SECRET = 16
+"""Bytes of the cookie signing key, at least (the dashboard makes 32)."""
 
 
 def same(given: str | None, expected: str | None) -> bool:
@@ -56,12 +64,29 @@ def verify_password(password: str, encoded: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Session:
+    """A verified referee session: who, its random id, and when its cookie expires."""
+
+    user: str
+    id: str
+    expires: float
+
+
+@dataclass(frozen=True)
 class CookieSigner:
-    """Signs ``user|expiry`` with HMAC-SHA256; :meth:`verify` gives the user back or None."""
+    """Signs ``user|expiry|session`` with HMAC-SHA256; :meth:`verify` gives the user back or None.
+
+    ``ended``: session ids logged out (checked on every verify)."""
 
     secret: bytes
     ttl: float = 12 * 3600.0
     clock: Callable[[], float] = time.time
+    ended: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.secret) < MIN_SECRET:
+            raise ValueError(f"the cookie signing key has {len(self.secret)} bytes; it needs at "
+                             f"least {MIN_SECRET} (an empty or short key lets anyone sign)")
 
     def _mac(self, text: str) -> str:
         mac = hmac.new(self.secret, text.encode(), hashlib.sha256).digest()
@@ -69,21 +94,34 @@ class CookieSigner:
 
     def sign(self, user: str) -> str:
         name = base64.urlsafe_b64encode(user.encode()).decode().rstrip("=")
-        body = f"{name}|{int(self.clock() + self.ttl)}"
+        body = f"{name}|{int(self.clock() + self.ttl)}|{secrets.token_urlsafe(16)}"
         return f"{body}|{self._mac(body)}"
 
-    def verify(self, cookie: str | None) -> str | None:
-        if not cookie or cookie.count("|") != 2:
+    def session(self, cookie: str | None) -> Session | None:
+        """The cookie's session if the signature holds, it has not expired nor been ended."""
+        if not cookie or cookie.count("|") != 3:
             return None
-        name, expiry, mac = cookie.split("|")
-        if not hmac.compare_digest(mac, self._mac(f"{name}|{expiry}")):
+        name, expiry, sid, mac = cookie.split("|")
+        if not hmac.compare_digest(mac, self._mac(f"{name}|{expiry}|{sid}")):
             return None
         try:
-            if int(expiry) < self.clock():
+            if int(expiry) < self.clock() or sid in self.ended:
                 return None
-            return base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode()
+            user = base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode()
         except (ValueError, UnicodeDecodeError):
             return None
+        return Session(user, sid, float(expiry))
+
+    def verify(self, cookie: str | None) -> str | None:
+        found = self.session(cookie)
+        return None if found is None else found.user
+
+    def end(self, session: Session) -> None:
+        """Refuse this session from now on (forgotten once its cookie expired anyway)."""
+        now = self.clock()
+        for sid in [s for s, t in self.ended.items() if t < now]:
+            del self.ended[sid]
+        self.ended[session.id] = session.expires
 
     def csrf(self, cookie: str) -> str:
         """The token a page must send back with every POST of this session."""
@@ -98,6 +136,17 @@ class Brake:
     longest: float = 300.0
     clock: Callable[[], float] = time.monotonic
     _failures: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    def take(self, who: str) -> float:
+        """Count a try of ``who`` now, before its request body is even read; or, when the
+        brake says wait, the seconds to wait (and nothing counted).
+
+        Counting up front is what makes the brake hold against slow or parallel requests: a
+        try counted only after its body arrived let 30 slow requests all pass the check."""
+        wait = self.wait(who)
+        if wait <= 0:
+            self.failed(who)  # until :meth:`succeeded` says otherwise
+        return wait
 
     def wait(self, who: str) -> float:
         """Seconds ``who`` must still wait before another try is even checked (0: go on)."""

@@ -5,7 +5,19 @@ writes three files that ``mosquitto -c DIR/mosquitto.conf`` runs with:
 
 * ``mosquitto.conf``: one listener (loopback by default; a LAN address at the venue), no
   anonymous access, persistence on (queued QoS 1 messages for the referee's persistent session
-  survive a broker restart), an optional TLS listener;
+  survive a broker restart), an optional TLS listener (with TLS on, the plain listener stays on
+  loopback, for a dashboard on the broker's own machine: nothing crosses the LAN in clear);
+* ``use_username_as_clientid true``: every client's id is its user name, so a station cannot
+  connect under the dashboard's client id and take over its session (MQTT lets a newcomer with
+  the same id disconnect the old client; the dashboard would then lose what was queued for it).
+  One user name, one session: a second dashboard (a backup laptop, a share of the boards) needs
+  its own user (``readers``), and the referee's user must not be borrowed for a quick
+  ``mosquitto_sub``;
+* a size limit: ``max_packet_size`` (:data:`MAX_PACKET`) disconnects a client that sends a
+  bigger packet, checked on its length header before the broker buffers it (MQTT allows
+  256 MB; the largest real payload, a long TacTiki game's state, is about 10 kB). mosquitto
+  2.0.11 also drops the connection for ``message_size_limit`` rather than answering with a
+  PUBACK, and recommends ``max_packet_size`` instead, so only that one is written;
 * ``passwd``: one user per board (user name = board id) and the referee user, hashed by
   ``mosquitto_passwd -U`` (never stored in clear);
 * ``acl``: the referee reads the event's tree and writes nothing; every station writes only
@@ -20,6 +32,7 @@ The ACL file as written for event ``open25``::
 
 A station that publishes as another board gets its PUBLISH dropped by the broker (MQTT 5 says so
 in the PUBACK: reason 135, not authorised; the publisher reports it and keeps the event).
+``readers`` (more dashboard users) get the referee's line each.
 
 :class:`BrokerProcess` starts and stops such a broker by pid, for tests, the benchmark and a
 one-machine demo; at a venue mosquitto runs as its Debian service with the same files.
@@ -43,6 +56,10 @@ from pi_app.net.topics import ROOT, check_name
 
 MOSQUITTO = "mosquitto"
 MOSQUITTO_PASSWD = "mosquitto_passwd"
+MAX_PAYLOAD = 256 * 1024
+"""Bytes of payload a station may always send (25 times the largest seen in play)."""
+MAX_PACKET = MAX_PAYLOAD + 64 * 1024
+"""Bytes of one MQTT packet (payload, topic, properties): past it the client is disconnected."""
 
 
 class BrokerError(RuntimeError):
@@ -69,19 +86,26 @@ class BrokerFiles:
     bind: str
     tls: TlsFiles | None = None
 
+    @property
+    def plain_bind(self) -> str:
+        """Where the plain (unencrypted) listener listens: loopback only once TLS is on."""
+        return self.bind if self.tls is None else "127.0.0.1"
+
 
 def new_password() -> str:
     """A random password a person can still type (about 95 bits)."""
     return secrets.token_urlsafe(12)
 
 
-def acl_text(event: str, referee_user: str) -> str:
+def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = ()) -> str:
     check_name(event, "event")
-    return (f"# tikiboard tournament {event}: the referee reads everything, writes nothing.\n"
+    text = (f"# tikiboard tournament {event}: the referee reads everything, writes nothing.\n"
             f"user {referee_user}\n"
-            f"topic read {ROOT}/{event}/#\n\n"
-            "# Every station writes only under its own board (user name = board id).\n"
-            f"pattern write {ROOT}/{event}/board/%u/#\n")
+            f"topic read {ROOT}/{event}/#\n\n")
+    for reader in readers:
+        text += f"user {check_name(reader, 'reader')}\ntopic read {ROOT}/{event}/#\n\n"
+    return text + ("# Every station writes only under its own board (user name = board id).\n"
+                   f"pattern write {ROOT}/{event}/board/%u/#\n")
 
 
 def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None = None,
@@ -95,7 +119,12 @@ def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None 
         "allow_anonymous false",
         f"password_file {files.passwd}",
         f"acl_file {files.acl}",
-        f"listener {files.port} {files.bind}",
+        f"max_packet_size {MAX_PACKET}",
+        # Listener options follow their ``listener`` line: one given before any would open
+        # mosquitto's default listener, port 1883 on every interface, in clear.
+        f"listener {files.port} {files.plain_bind}",
+        # A client's id is its user name: nobody takes over the dashboard's session.
+        "use_username_as_clientid true",
         "set_tcp_nodelay true",
         # The referee's persistent session queues QoS 1 messages while the dashboard is away:
         # a whole tournament's worth, not mosquitto's default 1000.
@@ -103,7 +132,7 @@ def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None 
         "max_inflight_messages 100",
     ]
     if files.tls is not None:
-        lines += [f"listener {files.tls.port} {files.bind}",
+        lines += [f"listener {files.tls.port} {files.bind}", "use_username_as_clientid true",
                   f"certfile {files.tls.cert}", f"keyfile {files.tls.key}",
                   "tls_version tlsv1.2"]
         if files.tls.ca is not None:
@@ -122,18 +151,22 @@ def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[st
                         referee_user: str, referee_password: str, port: int = 1883,
                         bind: str = "127.0.0.1", tls: TlsFiles | None = None,
                         persistence: bool = True, log: Path | None = None,
-                        user: str | None = None) -> BrokerFiles:
+                        user: str | None = None,
+                        readers: Mapping[str, str] | None = None) -> BrokerFiles:
     """Write mosquitto.conf, passwd (hashed) and acl for ``boards`` (board id -> password).
 
     ``user``: who mosquitto runs as when started as root (``None``: its default, the
     ``mosquitto`` user of the Debian package, who must be able to read these files).
+    ``readers``: more users (name -> password) with the referee's rights, one per extra
+    dashboard (each user is one MQTT session).
     """
     check_name(event, "event")
     check_name(referee_user, "referee user")
+    readers = dict(readers or {})
     for board in boards:
         check_name(board, "board")
-        if board == referee_user:
-            raise BrokerError(f"board {board!r} has the referee's user name")
+        if board == referee_user or board in readers:
+            raise BrokerError(f"board {board!r} has a dashboard's user name")
     tool = shutil.which(MOSQUITTO_PASSWD)
     if tool is None:
         raise BrokerError("mosquitto_passwd not found: install mosquitto "
@@ -142,7 +175,7 @@ def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[st
     (root / "data").mkdir(parents=True, exist_ok=True)
     files = BrokerFiles(root, root / "mosquitto.conf", root / "passwd", root / "acl", port, bind,
                         tls)
-    users = {referee_user: referee_password, **boards}
+    users = {referee_user: referee_password, **readers, **boards}
     for name, password in users.items():
         if ":" in password or "\n" in password or not password:
             raise BrokerError(f"password of {name!r}: must be non-empty, without ':' or newline")
@@ -154,7 +187,7 @@ def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[st
                              timeout=60, check=False)
         if run.returncode != 0:
             raise BrokerError(f"mosquitto_passwd failed: {run.stderr.strip() or run.stdout}")
-        files.acl.write_text(acl_text(event, referee_user), encoding="utf-8")
+        files.acl.write_text(acl_text(event, referee_user, tuple(readers)), encoding="utf-8")
         files.conf.write_text(conf_text(files, persistence=persistence, log=log, user=user),
                               encoding="utf-8")
     finally:

@@ -28,7 +28,7 @@ Subcommands:
     [web]
     host = "127.0.0.1"
     port = 8090
-    secret_file = "cookie.key"              # signs referee sessions; made when missing
+    secret_file = "cookie.key"              # signs referee sessions; made when missing (0600)
     secure_cookie = false                   # true behind HTTPS
     [referees]
     alice = "pbkdf2_sha256$200000$..."      # from tikiboard referee hash-password
@@ -73,7 +73,8 @@ class DashboardConfig:
     secure_cookie: bool = False
     referees: dict[str, str] = field(default_factory=dict)
     client_id: str | None = None
-    """MQTT client id of the dashboard's persistent session (default ``tiki-referee-EVENT``)."""
+    """MQTT client id of the dashboard's session (default: its MQTT user name, which the
+    tournament broker enforces; another id matters only on a broker without that rule)."""
 
 
 def load_config(path: str | Path) -> DashboardConfig:
@@ -110,8 +111,34 @@ def load_config(path: str | Path) -> DashboardConfig:
     return DashboardConfig(
         event=event, db=base / str(data.get("db", "referee.sqlite")), broker=broker,
         host=str(web.get("host", "127.0.0.1")), port=int(web.get("port", 8090)),
-        secret=bytes.fromhex(secret_file.read_text(encoding="utf-8").strip()),
+        secret=read_secret(secret_file),
         secure_cookie=bool(web.get("secure_cookie", False)), referees=dict(referees))
+
+
+def read_secret(secret_file: Path) -> bytes:
+    """The cookie signing key; refuses an empty, short or garbled one.
+
+    Anyone who knows the key can sign a referee's cookie, and an empty key is known to all: the
+    dashboard does not start on one (delete the file and a new key is made at the next start,
+    which logs every referee out)."""
+    from pi_app.net.auth import MIN_SECRET
+
+    try:
+        text = secret_file.read_text(encoding="utf-8").strip()
+        secret = bytes.fromhex(text)
+    except OSError as exc:
+        raise ConfigError(f"{secret_file}: cannot read the cookie key: "
+                          f"{exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{secret_file}: the cookie key is not hex digits; delete the file "
+                          "and a new key is made at the next start") from exc
+    if len(secret) < MIN_SECRET:
+        what = "empty" if not secret else "too short"
+        raise ConfigError(f"{secret_file}: the cookie key is {what}"
+                          f" ({len(secret)} bytes, at least {MIN_SECRET} needed): anyone could "
+                          "sign a referee's cookie. Delete the file and a new key is made at "
+                          "the next start")
+    return secret
 
 
 def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
@@ -185,7 +212,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     finally:
         ledger.close()
     if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        # Every record of the event, hidden facts included: readable by its owner only.
+        fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
     else:
         print(text)
     return 0

@@ -18,7 +18,16 @@ Routes:
 Without a login every view is the public one (hidden information removed, see
 :mod:`pi_app.net.redact`), so the overview can go on a screen in the hall. A referee logs in with
 a name and password from the config file and gets a signed session cookie; every POST must also
-carry the page's CSRF token (header ``X-CSRF-Token`` or form field ``csrf``).
+carry the page's CSRF token (header ``X-CSRF-Token`` or form field ``csrf``). Log-out ends the
+session for good: its id is kept in the ledger (so a restart does not bring it back) until the
+cookie would have expired anyway.
+
+Limits (the overview is open to the hall's LAN): a request body over
+:data:`~pi_app.net.limits.DEFAULT_MAX_BODY` gets 413 before it is read; live streams are capped
+per client address and in total (:class:`~pi_app.net.limits.StreamCap`, 503 past it); a login
+try is counted before its body is read, and the password hash runs in a worker thread so a
+login never stalls the pages. A page or stream asks only about boards a station spoke for: a
+read never adds a board to the overview.
 """
 
 from __future__ import annotations
@@ -27,8 +36,9 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping
 from html import escape
+from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -45,18 +55,50 @@ from starlette.routing import Route
 from pi_app.net import pages
 from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
+from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
 from pi_app.net.web import HEARTBEAT, SecurityHeaders, client_of, sse, static_routes
 
 COOKIE = "tiki_referee"
 Lifespan = Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]
 
 
+class _Stream(StreamingResponse):
+    """A stream that runs ``done`` when it ends, however it ends (even if never started)."""
+
+    def __init__(self, content: AsyncIterator[str], done: Callable[[], None]) -> None:
+        super().__init__(content, media_type="text/event-stream",
+                         headers={"cache-control": "no-store"})
+        self.done = done
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.done()
+
+
+def _malformed(row: Mapping[str, Any]) -> str:
+    if not row["malformed"]:
+        return ""
+    return (f' <span class="warn malformed" title="{escape(str(row["problem"] or ""))}">'
+            f'malformed {row["malformed"]}</span>')
+
+
+def _form(body: bytes) -> dict[str, str]:
+    """A URL-encoded form; ``UnicodeDecodeError`` for a body that is not UTF-8."""
+    return {k: v[0] for k, v in parse_qs(body.decode()).items()}
+
+
 def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
                          secure_cookie: bool = False, lifespan: Lifespan | None = None,
-                         brake: Brake | None = None) -> Starlette:
-    """The dashboard over ``desk``; ``users`` maps referee names to password hashes."""
-    signer = CookieSigner(secret)
+                         brake: Brake | None = None, streams: StreamCap | None = None,
+                         max_body: int = DEFAULT_MAX_BODY) -> Starlette:
+    """The dashboard over ``desk``; ``users`` maps referee names to password hashes.
+
+    ``secret`` signs the session cookies (ValueError when shorter than ``auth.MIN_SECRET``)."""
+    signer = CookieSigner(secret, ended=desk.ledger.logouts())
     brake = brake or Brake()
+    streams = streams or StreamCap(per_client=8, total=128)
 
     def referee(request: Request) -> str | None:
         user = signer.verify(request.cookies.get(COOKIE))
@@ -80,7 +122,8 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
         body = "".join(
             f'<tr id="row-{escape(r["board"])}"><td><a href="/board/'
             f'{escape(r["board"])}">{escape(r["board"])}</a></td>'
-            f'<td><span class="badge s-{r["status"]}">{r["status"]}</span></td>'
+            f'<td><span class="badge s-{r["status"]}">{r["status"]}</span>'
+            f'{_malformed(r)}</td>'
             f'<td>{escape(str(r["title"] or ""))}</td>'
             f'<td>{escape(" - ".join(str(p) for p in r["players"]))}</td>'
             f'<td>{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
@@ -121,48 +164,57 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
 
     async def stream(request: Request) -> Response:
         board = request.query_params.get("board")
+        if board is not None and board not in desk.boards:
+            return refuse(404, "no such board")  # a read never adds a board
+        who = client_of(request)
+        if not streams.admit(who):
+            return JSONResponse({"error": "too many live streams; reload later"},
+                                status_code=503, headers={"retry-after": "30"})
         full = referee(request) is not None
         watcher = desk.watch(board, full)
 
-        async def events() -> AsyncIterator[str]:
-            try:
-                while True:
-                    try:
-                        await asyncio.wait_for(watcher.wake.wait(), HEARTBEAT)
-                    except TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    watcher.wake.clear()
-                    dirty, watcher.dirty = watcher.dirty, set()
-                    for name in sorted(dirty):
-                        data = (desk.detail(name, full) if board is not None
-                                else desk.summary(name, full))
-                        yield sse("board", data)
-            finally:
-                desk.unwatch(watcher)
+        def done() -> None:
+            desk.unwatch(watcher)
+            streams.release(who)
 
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store"})
+        async def events() -> AsyncIterator[str]:
+            while True:
+                try:
+                    await asyncio.wait_for(watcher.wake.wait(), HEARTBEAT)
+                except TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                watcher.wake.clear()
+                dirty, watcher.dirty = watcher.dirty, set()
+                for name in sorted(dirty):
+                    data = (desk.detail(name, full) if board is not None
+                            else desk.summary(name, full))
+                    yield sse("board", data)
+
+        return _Stream(events(), done)
+
+    def login_page(message: str, status: int) -> Response:
+        return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event, message=message),
+                            status_code=status)
 
     async def login(request: Request) -> Response:
         if request.method == "GET":
-            return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event, message=""))
+            return login_page("", 200)
         who = client_of(request)
-        wait = brake.wait(who)
+        wait = brake.take(who)  # counted now: a slow body is still one try
         if wait > 0:
-            return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event,
-                                             message=f"Too many tries: wait {wait:.0f} s."),
-                                status_code=429)
-        form = {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
+            return login_page(f"Too many tries: wait {wait:.0f} s.", 429)
+        try:
+            form = _form(await request.body())
+        except UnicodeDecodeError:
+            return login_page("The form must be sent as UTF-8.", 400)
         user, password = form.get("username", ""), form.get("password", "")
         encoded = users.get(user)
-        # Verify against a dummy hash for unknown names, so timing does not reveal them.
-        ok = verify_password(password, encoded or _DUMMY) and encoded is not None
-        if not ok:
-            brake.failed(who)
-            return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event,
-                                             message="Wrong name or password."),
-                                status_code=401)
+        # Verify against a dummy hash for unknown names, so timing does not reveal them; in a
+        # worker thread, so a login does not stall every other page for the hash's duration.
+        ok = await asyncio.to_thread(verify_password, password, encoded or _DUMMY)
+        if not ok or encoded is None:
+            return login_page("Wrong name or password.", 401)
         brake.succeeded(who)
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(COOKIE, signer.sign(user), max_age=int(signer.ttl), httponly=True,
@@ -170,9 +222,16 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
         return response
 
     async def logout(request: Request) -> Response:
-        form = {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
-        if referee(request) is not None and not await csrf_ok(request, form):
-            return refuse(403, "missing or wrong CSRF token")
+        try:
+            form = _form(await request.body())
+        except UnicodeDecodeError:
+            return refuse(400, "the form must be sent as UTF-8")
+        session = signer.session(request.cookies.get(COOKIE))
+        if session is not None and session.user in users:
+            if not await csrf_ok(request, form):
+                return refuse(403, "missing or wrong CSRF token")
+            signer.end(session)
+            desk.ledger.log_out(session.id, session.expires)
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(COOKIE)
         return response
@@ -233,6 +292,7 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, max_bytes=max_body)
     return app
 
 

@@ -11,14 +11,21 @@ below it is a repeat (QoS 1 is at-least-once) and is dropped; an event above ``l
 stored and the missing numbers are reported as a gap (only a broker that lost its queue, or a
 station whose database was replaced, can cause one).
 
-A board's status, as the overview shows it:
+A board's status (:class:`BoardStatus`), as the overview shows it, from the station's own
+(:class:`~pi_app.referee.feed.StationStatus`, the one contract both sides import):
 
 ``offline``   the station's last will (or clean stop) said so
+``fault``     the station is up but cannot follow the board (sensors unplugged, store failing)
 ``mismatch``  the board does not match the game (the station is guiding the players)
 ``waiting``   the station waits for people: a prompt, a required follow-up, set-up, idle
 ``playing``   moves are coming in
 ``over``      the game ended; its result waits for a referee (``confirmed`` once ruled)
 ``unknown``   nothing heard yet
+
+Every payload is checked against its schema (:mod:`pi_app.net.schema`) before it touches the
+model or the ledger; one that does not fit is dropped (and acknowledged, so the broker does not
+send it again) and counted on its board (``malformed``, with the last reason), so one station's
+bug shows on its own row instead of breaking the pages of every board.
 """
 
 from __future__ import annotations
@@ -30,14 +37,38 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from pi_app.games.base import JSON
 from pi_app.net import topics
 from pi_app.net.ledger import Ledger
 from pi_app.net.redact import public_event, public_snapshot
+from pi_app.net.schema import PayloadError, check, check_event_data
 from pi_app.net.svg import board_svg
+from pi_app.referee.feed import StationStatus
 
-WAITING = ("prompt", "follow_up", "setup", "idle")
+
+class BoardStatus(StrEnum):
+    """What the overview says about a board (the badge and its colour)."""
+
+    PLAYING = "playing"
+    WAITING = "waiting"
+    MISMATCH = "mismatch"
+    FAULT = "fault"
+    OFFLINE = "offline"
+    OVER = "over"
+    CONFIRMED = "confirmed"
+    UNKNOWN = "unknown"
+
+
+SHOWN_AS: dict[StationStatus, BoardStatus] = {
+    StationStatus.PLAYING: BoardStatus.PLAYING, StationStatus.MISMATCH: BoardStatus.MISMATCH,
+    StationStatus.IDLE: BoardStatus.WAITING, StationStatus.SETUP: BoardStatus.WAITING,
+    StationStatus.PROMPT: BoardStatus.WAITING, StationStatus.FOLLOW_UP: BoardStatus.WAITING,
+    StationStatus.OFFLINE: BoardStatus.FAULT, StationStatus.ERROR: BoardStatus.FAULT,
+    StationStatus.OVER: BoardStatus.OVER,
+}
+"""Every station status has its board status (a test checks none is left out)."""
 
 
 @dataclass(frozen=True)
@@ -65,24 +96,23 @@ class BoardView:
     events: int = 0
     duplicates: int = 0
     gaps: int = 0
+    malformed: int = 0
+    problem: str | None = None
+    """Why the last malformed payload was dropped."""
     last_lag: float | None = None
     updated: float = 0.0
     results: dict[int, JSON] = field(default_factory=dict)
 
-    def status(self, confirmed: bool) -> str:
+    def status(self, confirmed: bool) -> BoardStatus:
         if self.online is False:
-            return "offline"
-        state = self.state or {}
-        status = state.get("status")
-        if status == "mismatch":
-            return "mismatch"
-        if status == "over" or state.get("winners") is not None:
-            return "confirmed" if confirmed else "over"
-        if status in WAITING:
-            return "waiting"
-        if status == "playing":
-            return "playing"
-        return "unknown" if self.online is None else "waiting"
+            return BoardStatus.OFFLINE
+        if self.state is None:
+            return BoardStatus.UNKNOWN if self.online is None else BoardStatus.WAITING
+        shown = SHOWN_AS[StationStatus(self.state["status"])]  # checked on the way in
+        if shown is BoardStatus.OVER or (self.state.get("winners") is not None
+                                         and shown is not BoardStatus.MISMATCH):
+            return BoardStatus.CONFIRMED if confirmed else BoardStatus.OVER
+        return shown
 
 
 @dataclass(eq=False)
@@ -114,16 +144,27 @@ class Desk:
         self._restore()
 
     def _restore(self) -> None:
-        """Pick up where the last run stopped: last seq per board, last status and state."""
+        """Pick up where the last run stopped: last seq per board, last status and state.
+
+        Stored payloads are checked again: a ledger written before the schema existed may hold
+        a bad one, and it must not break the pages after every restart."""
         for board, seq in self.ledger.last_seqs().items():
             self.board(board).last_seq = seq
         for board, leaves in self.ledger.latest().items():
             view = self.board(board)
-            view.state = leaves.get("state")
-            status = leaves.get("status")
-            view.online = None if status is None else bool(status.get("online"))
+            for leaf, payload in leaves.items():
+                try:
+                    check(leaf, payload, board)
+                except PayloadError as exc:
+                    self._malformed(view, f"stored {exc}")
+                    continue
+                if leaf == "state":
+                    view.state = payload
+                elif leaf == "status":
+                    view.online = bool(payload["online"])
 
     def board(self, board: str) -> BoardView:
+        """The board's view, made when a station is first heard of (never by a page's read)."""
         view = self.boards.get(board)
         if view is None:
             view = self.boards[board] = BoardView(board)
@@ -161,23 +202,31 @@ class Desk:
             self.counts["empty"] += 1
             return
         view = self.board(where.board)
-        view.updated = message.received
         self._dirty.add(where.board)
+        try:
+            check(where.leaf, payload, where.board)
+        except PayloadError as exc:
+            self._malformed(view, str(exc))
+            return
+        view.updated = message.received
         if where.leaf == "events":
             self._event(view, payload, message.received)
         elif where.leaf == "status":
-            view.online = bool(payload.get("online"))
+            view.online = payload["online"]
             self.ledger.save_latest(where.board, "status", payload, message.received)
         elif where.leaf == "state":
             view.state = payload
             self.ledger.save_latest(where.board, "state", payload, message.received)
         elif where.leaf == "record":
             view.record = payload
-            game_id = payload.get("station_game_id")
-            if isinstance(game_id, int):
-                self.ledger.save_record(where.board, game_id, payload)
-        elif where.leaf == "game" and isinstance(payload.get("game_id"), int):
+            self.ledger.save_record(where.board, payload["station_game_id"], payload)
+        elif where.leaf == "game":
             self.ledger.save_game(where.board, payload)
+
+    def _malformed(self, view: BoardView, why: str) -> None:
+        view.malformed += 1
+        view.problem = why[:300]
+        self.counts["malformed"] += 1
 
     def _event(self, view: BoardView, event: JSON, received: float) -> None:
         seq = int(event["seq"])
@@ -197,8 +246,13 @@ class Desk:
         view.events += 1
         self.counts["events"] += 1
         self._batch_events.append(float(event.get("t", received)))
-        if event.get("kind") == "result":
-            view.results[int(event["game_id"])] = dict(event.get("data") or {})
+        if event["kind"] == "result":
+            try:
+                check_event_data("result", event["data"])
+            except PayloadError as exc:  # stored (its number counts), never shown as a result
+                self._malformed(view, str(exc))
+                return
+            view.results[event["game_id"]] = dict(event["data"])
 
     def flush(self) -> None:
         """Commit the batch, acknowledge it, note lags, wake the pages."""
@@ -245,7 +299,8 @@ class Desk:
         return game_id if isinstance(game_id, int) else None
 
     def summary(self, board: str, full: bool) -> JSON:
-        view = self.board(board)
+        """One board's row (KeyError for a board no station ever spoke for)."""
+        view = self.boards[board]
         state = view.state or {}
         game_id = self.current_game(view)
         confirmed = None if game_id is None else self._confirmed.get((board, game_id))
@@ -258,6 +313,7 @@ class Desk:
             "to_move": state.get("to_move"), "winners": state.get("winners"),
             "moves": len(moves), "last_move": last_move, "seq": view.last_seq,
             "events": view.events, "duplicates": view.duplicates, "gaps": view.gaps,
+            "malformed": view.malformed, "problem": view.problem,
             "lag_ms": None if view.last_lag is None else round(view.last_lag * 1000, 1),
             "updated": view.updated, "station_status": state.get("status"),
             "confirmed": confirmed, "reported": None if game_id is None
@@ -265,7 +321,7 @@ class Desk:
         }
 
     def detail(self, board: str, full: bool) -> JSON:
-        view = self.board(board)
+        view = self.boards[board]
         state = view.state or {}
         shown = dict(state) if full else public_snapshot(state)
         out = self.summary(board, full)
@@ -327,7 +383,9 @@ class Desk:
                 "counts": dict(self.counts),
                 "lag_ms": {"n": len(lags), "p50": pct(0.50), "p90": pct(0.90),
                            "p99": pct(0.99), "max": pct(1.0)},
-                "offline": sorted(b for b, v in self.boards.items() if v.online is False)}
+                "offline": sorted(b for b, v in self.boards.items() if v.online is False),
+                "malformed": {b: {"count": v.malformed, "last": v.problem}
+                              for b, v in sorted(self.boards.items()) if v.malformed}}
 
     def reset_lags(self) -> None:
         self.lags.clear()

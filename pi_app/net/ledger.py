@@ -13,22 +13,32 @@ Tables::
     latest(board, leaf, payload, received)                    last status / state per board
     confirmations(id, board, game_id, result, referee, note, t)   every ruling, newest wins
     gaps(board, first, last, t)                               event numbers that never came
+    logouts(session, expires)                                 referee sessions ended by log-out
 
 An event's record is rebuilt from its header and its play events (``pi_app.records.fold``), so
 the export does not depend on the last retained record a station happened to send. While a game
 is on, stations send only its public form (no hidden set-up facts, :mod:`pi_app.net.redact`);
 when it ends the header comes again with the station's whole record, which is then exported.
+
+A stored row that does not fit the payload schema (:mod:`pi_app.net.schema`; a ledger from
+before the check, or edited by hand) is left out of its record, which then says so in
+``"problems"``: one bad row never stops the export of the event.
+
+The file and its WAL are created readable by their owner only (0600): they hold every hidden
+fact of every finished game and the referees' rulings.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from pi_app.games.base import JSON
+from pi_app.net.schema import PayloadError, check, check_event_data
 from pi_app.records import fold
 from pi_app.referee.store import PLAY_KINDS
 
@@ -52,7 +62,25 @@ CREATE TABLE IF NOT EXISTS confirmations (
     result TEXT NOT NULL, referee TEXT NOT NULL, note TEXT NOT NULL, t REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS gaps (
     board TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, t REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS logouts (
+    session TEXT PRIMARY KEY, expires REAL NOT NULL) WITHOUT ROWID;
 """
+
+
+def _loads(text: str) -> JSON | None:
+    """A stored JSON object, or None for a row that is not one (never an exception)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` as 0600 (or narrow an existing one to it) before anything is written."""
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
 
 
 class Ledger:
@@ -62,6 +90,7 @@ class Ledger:
         self.path = Path(path)
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)  # SQLite gives its -wal and -shm files the same mode
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
@@ -121,9 +150,11 @@ class Ledger:
             "SELECT board, MAX(seq) FROM events GROUP BY board")}
 
     def latest(self) -> dict[str, dict[str, JSON]]:
+        """Last status and state per board (a row that is not a JSON object reads as ``{}``,
+        which the desk's schema check then refuses and counts)."""
         out: dict[str, dict[str, JSON]] = {}
         for board, leaf, payload in self.db.execute("SELECT board, leaf, payload FROM latest"):
-            out.setdefault(board, {})[leaf] = json.loads(payload)
+            out.setdefault(board, {})[leaf] = _loads(payload) or {}
         return out
 
     def events(self, board: str, *, game_id: int | None = None, after: int = 0,
@@ -136,7 +167,7 @@ class Ledger:
         sql += "AND seq > ? ORDER BY seq LIMIT ?"
         args += [after, limit]
         return [{"board": board, "seq": s, "game_id": g, "n": n, "t": t, "kind": k,
-                 "data": json.loads(d), "received": r}
+                 "data": _loads(d), "received": r}
                 for s, g, n, t, k, d, r in self.db.execute(sql, args)]
 
     def recent_events(self, board: str, limit: int = 30) -> list[JSON]:
@@ -144,17 +175,24 @@ class Ledger:
             "SELECT seq, game_id, n, t, kind, data FROM events WHERE board = ? "
             "ORDER BY seq DESC LIMIT ?", (board, limit)).fetchall()
         return [{"board": board, "seq": s, "game_id": g, "n": n, "t": t, "kind": k,
-                 "data": json.loads(d)} for s, g, n, t, k, d in reversed(rows)]
+                 "data": _loads(d) or {}} for s, g, n, t, k, d in reversed(rows)]
 
     def gaps(self) -> list[JSON]:
         return [{"board": b, "first": f, "last": la, "t": t}
                 for b, f, la, t in self.db.execute("SELECT board, first, last, t FROM gaps")]
 
     def reported(self, board: str, game_id: int) -> JSON | None:
-        row = self.db.execute(
-            "SELECT data FROM events WHERE board = ? AND game_id = ? AND kind = 'result' "
-            "ORDER BY seq DESC LIMIT 1", (board, game_id)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        """The station's last result event for the game that fits the schema, or None."""
+        for (text,) in self.db.execute(
+                "SELECT data FROM events WHERE board = ? AND game_id = ? AND kind = 'result' "
+                "ORDER BY seq DESC", (board, game_id)):
+            data = _loads(text)
+            try:
+                check_event_data("result", data or {})
+            except PayloadError:
+                continue
+            return data
+        return None
 
     # -- rulings ---------------------------------------------------------------------------------
     def confirm(self, board: str, game_id: int, result: JSON, referee: str,
@@ -169,6 +207,20 @@ class Ledger:
         self.db.execute("COMMIT")
         return {"board": board, "game_id": game_id, "result": result, "referee": referee,
                 "note": note, "t": t}
+
+    # -- referee sessions ended by log-out --------------------------------------------------------
+    def log_out(self, session: str, expires: float) -> None:
+        """Remember an ended session until its cookie would have expired anyway."""
+        self.commit()
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("DELETE FROM logouts WHERE expires < ?", (time.time(),))
+        self.db.execute("INSERT OR REPLACE INTO logouts (session, expires) VALUES (?, ?)",
+                        (session, expires))
+        self.db.execute("COMMIT")
+
+    def logouts(self) -> dict[str, float]:
+        return {s: e for s, e in self.db.execute(
+            "SELECT session, expires FROM logouts WHERE expires >= ?", (time.time(),))}
 
     def confirmation(self, board: str, game_id: int) -> JSON | None:
         row = self.db.execute(
@@ -194,30 +246,65 @@ class Ledger:
         return sorted(keys)
 
     def record(self, board: str, game_id: int, event: str = "") -> JSON | None:
-        """A game's record (``RECORDS.md``) with who, where, and the reported and ruled result."""
+        """A game's record (``RECORDS.md``) with who, where, and the reported and ruled result.
+
+        Rows that do not fit the schema are left out and named in ``"problems"``; a record that
+        cannot be rebuilt from its events falls back to the last one the station sent."""
+        problems: list[str] = []
         row = self.db.execute("SELECT header FROM games WHERE board = ? AND game_id = ?",
                               (board, game_id)).fetchone()
-        header: JSON | None = None if row is None else json.loads(row[0])
-        record: JSON | None
+        header: JSON | None = None if row is None else _loads(row[0])
+        if row is not None:
+            try:
+                check("game", header or {}, board)
+            except PayloadError as exc:
+                problems.append(f"game header left out: {exc}")
+                header = None
+        record: JSON | None = None
         if header is not None and isinstance(header.get("record"), dict):
             record = dict(header["record"])  # the station's own, sent whole once it ended
-        elif header is not None and isinstance(header.get("setup"), dict):
-            plays = [(e["kind"], e["data"]) for e in self.events(board, game_id=game_id)
-                     if e["kind"] in PLAY_KINDS]
-            record = fold(header["setup"], plays)
-        else:
+        elif header is not None:
+            try:
+                record = fold(header["setup"], self._plays(board, game_id, problems))
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                problems.append(f"cannot rebuild the record from its events: {exc!r}")
+        if record is None:
             sent = self.db.execute("SELECT record FROM records WHERE board = ? AND game_id = ?",
                                    (board, game_id)).fetchone()
-            record = None if sent is None else json.loads(sent[0])
+            record = None if sent is None else _loads(sent[0])
             if record is not None:
                 for key in ("board", "station_game_id", "players"):
                     record.pop(key, None)
         if record is None:
-            return None
+            if not problems:
+                return None
+            record = {}
         players = (header or {}).get("players") or []
-        return {**record, "event": event, "board": board, "station_game_id": game_id,
-                "players": players, "reported": self.reported(board, game_id),
-                "confirmed": self.confirmation(board, game_id)}
+        out = {**record, "event": event, "board": board, "station_game_id": game_id,
+               "players": players, "reported": self.reported(board, game_id),
+               "confirmed": self.confirmation(board, game_id)}
+        if problems:
+            out["problems"] = problems
+        return out
+
+    def _plays(self, board: str, game_id: int, problems: list[str]) -> list[tuple[str, JSON]]:
+        """The game's play events that fit the schema (the others named in ``problems``).
+
+        An empty ``data`` is what a station sends for a kind it keeps secret while the game is
+        on (:mod:`pi_app.net.redact`): left out without a word, the final header has it all."""
+        plays = []
+        for e in self.events(board, game_id=game_id):
+            if e["kind"] not in PLAY_KINDS or e["data"] == {}:
+                continue
+            try:
+                if e["data"] is None:
+                    raise PayloadError("data: not a JSON object")
+                check_event_data(e["kind"], e["data"])
+            except PayloadError as exc:
+                problems.append(f"event {e['seq']} ({e['kind']}) left out: {exc}")
+                continue
+            plays.append((e["kind"], e["data"]))
+        return plays
 
     def export(self, event: str = "") -> list[JSON]:
         """Every game of the event as a record, board by board."""

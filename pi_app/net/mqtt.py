@@ -144,9 +144,15 @@ class PublisherConfig:
     def from_station(cls, config: StationConfig) -> PublisherConfig:
         """From the daemon's config (``[station] board`` and ``[mqtt]``); user name = board."""
         mqtt_ = config.mqtt
+        base = Path(config.source).parent if Path(config.source).is_file() else Path.cwd()
+
+        def path(value: str) -> str | None:
+            return str(base / Path(value).expanduser()) if value else None
+
         return cls(event=mqtt_.event, board=config.station.board, broker=BrokerOptions(
             host=mqtt_.host, port=mqtt_.port, username=mqtt_.username or config.station.board,
-            password=mqtt_.password or None, tls=mqtt_.tls))
+            password=mqtt_.password or None, tls=mqtt_.tls, tls_ca=path(mqtt_.tls_ca),
+            tls_cert=path(mqtt_.tls_cert), tls_key=path(mqtt_.tls_key)))
 
 
 @dataclass

@@ -90,7 +90,7 @@ section{min-width:16em}
 .badge{padding:.1em .6em;border-radius:1em;background:#777;color:#fff;font-size:.9em}
 .s-playing{background:#2e7d32}.s-waiting,.s-prompt,.s-follow_up,.s-setup,.s-idle{background:#f9a825}
 .s-mismatch{background:#c62828}.s-offline{background:#424242}.s-over{background:#6a1b9a}
-.s-confirmed{background:#1565c0}.s-unknown{background:#9e9e9e}
+.s-confirmed{background:#1565c0}.s-unknown{background:#9e9e9e}.s-fault{background:#e65100}
 table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #ddd;
 text-align:left}
 ol.moves{max-height:22em;overflow-y:auto;padding-left:3em;font-family:monospace}
@@ -338,6 +338,11 @@ function row(s) {
   const badge = el("span", s.status, "badge s-" + String(s.status).replace(/[^a-z_]/g, ""));
   const status = el("td"); status.append(badge);
   if (s.gaps) status.append(el("span", " gap", "warn"));
+  if (s.malformed) {
+    const bad = el("span", " malformed " + s.malformed, "warn malformed");
+    bad.title = s.problem || "";
+    status.append(bad);
+  }
   let result = "";
   if (s.confirmed) result = "confirmed: " + namedWinners(s, s.confirmed.result);
   else if (s.reported) result = "to confirm: " + namedWinners(s, s.reported);
@@ -392,6 +397,30 @@ function on(id, handler) {
   if (form) form.addEventListener("submit", (e) => { e.preventDefault(); handler(); });
 }
 if (!referee) document.querySelectorAll(".referee-only").forEach((n) => n.remove());
+// The dashboard holds only so many live streams (503 past its cap); EventSource gives up for
+// good on a refused one, so the page fetches once and tries again after 5 s doubling to a
+// minute, spread at random.
+function live(url, handler, poll) {
+  let delay = 5000;
+  function open() {
+    const source = stream(url, {board: handler});
+    source.addEventListener("open", () => { delay = 5000; });
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED) return;
+      source.close();
+      const wait = delay * (0.75 + Math.random() / 2);
+      delay = Math.min(delay * 2, 60000);
+      setTimeout(async () => {
+        try {
+          const response = await fetch(poll, {cache: "no-store"});
+          if (response.ok) [].concat(await response.json()).forEach(handler);
+        } catch (e) { /* away: the stream's next try says so again */ }
+        open();
+      }, wait);
+    });
+  }
+  open();
+}
 if (boardId) {
   on("confirm-form", () => post("/api/board/" + encodeURIComponent(boardId) + "/confirm",
     {game_id: Number(document.body.dataset.gameId)}));
@@ -400,9 +429,10 @@ if (boardId) {
     winners: document.getElementById("correct-winners").value.split(",")
       .map((w) => w.trim()).filter((w) => w !== "").map(Number),
     note: document.getElementById("correct-note").value}));
-  stream("/api/stream?board=" + encodeURIComponent(boardId), {board: showBoard});
+  live("/api/stream?board=" + encodeURIComponent(boardId), showBoard,
+       "/api/board/" + encodeURIComponent(boardId));
 } else {
-  stream("/api/stream", {board: showRow});
+  live("/api/stream", showRow, "/api/boards");
 }
 """
 

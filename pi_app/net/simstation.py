@@ -16,7 +16,7 @@ from typing import Any
 
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
-from pi_app.referee.feed import StationFeed
+from pi_app.referee.feed import StationFeed, StationStatus
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event, EventStore
 
@@ -33,14 +33,14 @@ def flat_moves(record: JSON) -> list[str]:
 
 
 def snapshot_of(session: Session, board: str, players: list[str], seq: int,
-                status: str | None = None) -> JSON:
+                status: StationStatus | None = None) -> JSON:
     """The feed snapshot the daemon would show for ``session``'s game."""
     game, state = session.game, session.state
     over = game.is_over(state)
     winners = game.winners(state)
     return {"board": board, "game": game.name, "title": game.title, "game_id": session.game_id,
             "players": players,
-            "status": status or ("over" if over else "playing"),
+            "status": status or (StationStatus.OVER if over else StationStatus.PLAYING),
             "to_move": game.to_move(state), "scores": list(game.scores(state)),
             "winners": None if winners is None else list(winners),
             "moves": flat_moves(session.record), "record": session.record,
@@ -74,7 +74,7 @@ class SimStation:
                                    players=self.players)
         self.show()
 
-    def show(self, status: str | None = None) -> None:
+    def show(self, status: StationStatus | None = None) -> None:
         assert self.session is not None
         self.feed.update(snapshot_of(self.session, self.board, self.players, self.seq, status))
 

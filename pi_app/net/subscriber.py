@@ -2,7 +2,10 @@
 
 * MQTT 5 with ``clean_start=False`` and a week's session expiry, under a fixed client id: while
   the dashboard is away (restart, laptop lid) the broker queues its QoS 1 messages, and with
-  mosquitto's persistence on they survive a broker restart as well.
+  mosquitto's persistence on they survive a broker restart as well. The client id is the
+  dashboard's MQTT user name, which is what the tournament broker uses anyway
+  (``use_username_as_clientid``, :mod:`pi_app.net.broker`): only the referee's credentials can
+  reach the referee's session, so no station can connect under its id and take the queue.
 * Manual acknowledgement: paho normally sends PUBACK as soon as ``on_message`` returns; here the
   desk acknowledges only after its ledger committed the message, so a crash in between makes
   the broker send it again instead of losing it.
@@ -37,7 +40,7 @@ class Subscriber:
         self.options = options
         self.event = topics.check_name(event, "event")
         self.deliver = deliver
-        self.client_id = client_id or f"tiki-referee-{event}"
+        self.client_id = client_id or options.username or f"tiki-referee-{event}"
         self.client = new_client(self.client_id, options, manual_ack=True)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect

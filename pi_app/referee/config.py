@@ -71,7 +71,10 @@ port = 1883
 event = "event"              # topic prefix tiki/EVENT/board/BOARD/...
 username = ""
 password = ""
-tls = false
+tls = false                  # TLS with the system's trusted CAs (a broker with a public cert)
+tls_ca = ""                  # the CA file (PEM) that signed the broker's certificate: TLS on
+tls_cert = ""                # a client certificate and key (PEM), for a broker that asks for
+tls_key = ""                 # them; paths are absolute or relative to this file's folder
 """
 
 
@@ -157,6 +160,9 @@ class Mqtt:
     username: str = ""
     password: str = ""
     tls: bool = False
+    tls_ca: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ PIN or token before it calls.
 Snapshot (a JSON object)::
 
     {"board": "table-7", "game": "topple", "title": "Tiki Topple", "game_id": 3,
-     "players": ["Ana", "Ben"], "status": "playing",   # idle|setup|playing|prompt|mismatch|
-                                                        # follow_up|over|offline
+     "players": ["Ana", "Ben"], "status": "playing",   # a StationStatus value
      "to_move": 0, "scores": [12, 7], "winners": null,
      "moves": ["up1 Nani", ...],                         # this game's moves, in order
      "record": {...},                                    # the game record so far
@@ -22,16 +21,50 @@ Snapshot (a JSON object)::
      "text": "...",                                      # the engine's plain-text picture
      "seq": 41,                                          # the last stored event's id
      "updated": 1764433000.0}
+
+``status`` is a :class:`StationStatus`: the one list of words the station, the simulated station,
+the MQTT feed and the referee dashboard share (a station once said ``play`` where the dashboard
+expected ``playing``, and every table showed "waiting").
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from enum import StrEnum
 from typing import Any
 
 from pi_app.games.base import JSON
 from pi_app.referee.store import Event
+
+
+class StationStatus(StrEnum):
+    """What a station is doing, as its feed says it (``snapshot["status"]``)."""
+
+    IDLE = "idle"              # no game yet
+    SETUP = "setup"            # the pieces are being put in place (cards, stacks, a new round)
+    PLAYING = "playing"        # the board matches the game; moves are coming in
+    PROMPT = "prompt"          # a question is on the screen (look-alike moves, a takeback)
+    MISMATCH = "mismatch"      # the board does not match the game: the station guides the fix
+    FOLLOW_UP = "follow_up"    # the rules say a piece leaves now (a fight's loser, a village)
+    OVER = "over"              # the game ended
+    OFFLINE = "offline"        # the sensor board is unplugged
+    ERROR = "error"            # moves cannot be stored
+
+    @classmethod
+    def of_phase(cls, phase: str, guidance_kind: str | None = None) -> StationStatus:
+        """The status of a station's screen phase (``feedback.PHASES``) and its guidance."""
+        if phase == "play" and guidance_kind == "mismatch":
+            return cls.MISMATCH
+        if phase == "play" and guidance_kind == "follow_up":
+            return cls.FOLLOW_UP
+        return _PHASES.get(phase, cls.IDLE)
+
+
+_PHASES = {"setup": StationStatus.SETUP, "play": StationStatus.PLAYING,
+           "prompt": StationStatus.PROMPT, "over": StationStatus.OVER, "menu": StationStatus.OVER,
+           "offline": StationStatus.OFFLINE, "error": StationStatus.ERROR}
+
 
 Listener = Callable[[str, JSON], None]
 """Called with ("status", snapshot) or ("event", event JSON)."""
@@ -45,7 +78,7 @@ class ActionError(ValueError):
 class StationFeed:
     def __init__(self, board: str) -> None:
         self.board = board
-        self.snapshot: JSON = {"board": board, "status": "idle", "seq": 0}
+        self.snapshot: JSON = {"board": board, "status": StationStatus.IDLE, "seq": 0}
         self._listeners: list[Listener] = []
         self._queues: set[asyncio.Queue[tuple[str, JSON]]] = set()
         self._actions: dict[str, Action] = {}

@@ -45,7 +45,7 @@ from pi_app.hw.faults import HardwareFault, HwEvent
 from pi_app.hw.leds import LedStrip
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
-from pi_app.referee.feed import ActionError, StationFeed
+from pi_app.referee.feed import ActionError, StationFeed, StationStatus
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.session import Session
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
@@ -629,7 +629,8 @@ class Station:
         return {
             "game": game.name, "title": game.title, "game_id": self.session.game_id,
             "players": list(self._players()),
-            "status": scene.phase, "to_move": scene.to_move, "scores": list(scene.scores),
+            "status": StationStatus.of_phase(scene.phase, scene.guidance_kind),
+            "to_move": scene.to_move, "scores": list(scene.scores),
             "winners": None if scene.winners is None else list(scene.winners),
             "moves": moves, "record": record,
             "view": {c: list(p) for c, p in game.expected_view(state).items()},
