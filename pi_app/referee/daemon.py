@@ -157,7 +157,6 @@ async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
                 stop: asyncio.Event, probe: StepProbe | None = None) -> None:
     watchdog = _watchdog_interval()
     next_ping = time.monotonic()
-    errors = _RepeatedErrors()
     stopping = asyncio.ensure_future(stop.wait())
     errors = _RepeatedErrors()
     try:
