@@ -313,7 +313,8 @@ class Desk:
             "to_move": state.get("to_move"), "winners": state.get("winners"),
             "moves": len(moves), "last_move": last_move, "seq": view.last_seq,
             "events": view.events, "duplicates": view.duplicates, "gaps": view.gaps,
-            "malformed": view.malformed, "problem": view.problem,
+            # why the last one was dropped: for referees (it quotes the station's payload)
+            "malformed": view.malformed, "problem": view.problem if full else None,
             "lag_ms": None if view.last_lag is None else round(view.last_lag * 1000, 1),
             "updated": view.updated, "station_status": state.get("status"),
             "confirmed": confirmed, "reported": None if game_id is None
@@ -384,8 +385,8 @@ class Desk:
                 "lag_ms": {"n": len(lags), "p50": pct(0.50), "p90": pct(0.90),
                            "p99": pct(0.99), "max": pct(1.0)},
                 "offline": sorted(b for b, v in self.boards.items() if v.online is False),
-                "malformed": {b: {"count": v.malformed, "last": v.problem}
-                              for b, v in sorted(self.boards.items()) if v.malformed}}
+                "malformed": {b: v.malformed for b, v in sorted(self.boards.items())
+                              if v.malformed}}
 
     def reset_lags(self) -> None:
         self.lags.clear()

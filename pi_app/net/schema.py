@@ -174,7 +174,7 @@ def parse(schema: type[T], data: Any, where: str = "payload") -> T:
     """An instance of the dataclass ``schema`` from JSON ``data``; :class:`PayloadError` else."""
     if not isinstance(data, dict):
         raise PayloadError(f"{where}: must be an object, not {_kind(data)}")
-    hints = typing.get_type_hints(schema)
+    hints = _hints(schema)
     values: dict[str, Any] = {}
     for spec in dataclasses.fields(schema):  # type: ignore[arg-type]
         if spec.name not in data:
@@ -187,6 +187,17 @@ def parse(schema: type[T], data: Any, where: str = "payload") -> T:
         return schema(**values)
     except PayloadError as exc:
         raise PayloadError(f"{where}.{exc}") from None
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(schema: type) -> dict[str, Any]:
+    """A dataclass's resolved type hints, worked out once (every message needs them)."""
+    hints = _HINTS.get(schema)
+    if hints is None:
+        hints = _HINTS[schema] = typing.get_type_hints(schema)
+    return hints
 
 
 def _value(hint: Any, value: Any, where: str) -> Any:
