@@ -6,6 +6,7 @@ Runs under MicroPython's unix port (the real interpreter the Pico runs) and unde
         firmware/test_vectors.json
     ... host_selftest.py scan hardware/boards/topple.json hardware/pinmap.json
     ... host_selftest.py bench hardware/boards/tactiki.json hardware/pinmap.json [CYCLES]
+    ... host_selftest.py cycle hardware/boards/tactiki.json hardware/pinmap.json
 
 ``scan`` wires the firmware exactly as main.py does (tikifw.board.build_device) but with the
 fake ``machine`` module of hostsim/ routed to chip emulators (tikifw.chipsim), plays a fixed
@@ -13,9 +14,16 @@ script (tags placed and lifted, a presence change, a reader that stops answering
 back, host commands and garbage) on a simulated millisecond clock, and prints every frame the
 device sends as one ``FRAME <hex>`` line. The output is deterministic, so tests decode it with
 the Pi's codec and compare the MicroPython run with the CPython run byte for byte.
+
+``cycle`` runs the same wiring with the device's millisecond clock taken from the emulators'
+air clock, so the scan cycle the firmware measures and reports (SCAN_TIMES) is the chips' own
+time: SPI traffic, BUSY, timers, field settling and every tag's answer at the air protocol's
+rate. It is a floor for the real board: the Pico's CPU time is not in it (``bench`` measures
+that part).
 """
 
 import json
+import struct
 import sys
 import time
 
@@ -71,8 +79,11 @@ def _tags_of(board, i):
     return tags
 
 
-def rig(game_path, pinmap_path):
-    """A device wired to emulated chips: (device, board, chips, transport, clock)."""
+def rig(game_path, pinmap_path, air_time=False):
+    """A device wired to emulated chips: (device, board, chips, transport, clock, bus).
+
+    With ``air_time`` the device's millisecond clock is the emulators' air clock.
+    """
     pins = pico_pins(load(pinmap_path))
     geometry = load(game_path)
     info = board_info(geometry)
@@ -96,6 +107,9 @@ def rig(game_path, pinmap_path):
     machine.attach(bus)
     transport = HostTransport()
     clock = Clock()
+    if air_time:
+        def clock():
+            return bus.clock.t * 1000 // chipsim.FC
     device = build_device(machine, pins, info, transport, clock, sleep_us=bus.clock.sleep_us,
                           presence_readers=presence_readers(geometry))
     return device, board, chips, transport, clock, bus
@@ -143,6 +157,35 @@ def scenario(game_path, pinmap_path):
     command(transport, proto.CMD_HELLO, 6)
     run_for(device, clock, 600)
     return transport.frames
+
+
+def measure_cycle(game_path, pinmap_path, beats=4):
+    """Scan cycle on emulated chips in air time, as the firmware reports it in SCAN_TIMES.
+
+    Every second cell holds a stack (three ISO 15693 tags, or one NTAG on Topple), the others
+    are empty; returns the last report as a dict.
+    """
+    device, board, chips, transport, _clock, bus = rig(game_path, pinmap_path, air_time=True)
+    stacked = isinstance(chips[0], chipsim.Pn5180Chip) if chips else False
+    for i in range(len(chips)):
+        if i % 2 == 0:
+            board.set_tags(i, UID_V[:3] if stacked else [UID_A[i % 4]])
+    report = None
+    seen = 0
+    while seen < beats:
+        if not device.poll():
+            bus.clock.sleep_us(1000)  # idle until the next board cycle is due
+        for frame in transport.frames:
+            mtype, _seq, payload = proto.unframe(frame[:-1])
+            if mtype == proto.SCAN_TIMES:
+                report = payload
+                seen += 1
+        transport.frames = []
+    cycle_ms, n = struct.unpack("<HB", report[4:7])
+    readers = list(struct.unpack("<" + str(n) + "H", report[7:7 + 2 * n]))
+    return {"board": board_info(load(game_path))[0], "chip": chips[0].__class__.__name__,
+            "readers": n, "cycle_ms": cycle_ms, "reader_ms_min": min(readers),
+            "reader_ms_max": max(readers), "reader_ms": readers}
 
 
 def check_vectors(path):
@@ -204,6 +247,8 @@ def encode_device(v):
     if t == proto.HEARTBEAT:
         return proto.heartbeat(f["t_ms"], f["cycles"], f["frames_tx"], f["rx_bad"],
                                f["reader_errors"], f["cycle_ms"])
+    if t == proto.SCAN_TIMES:
+        return proto.scan_times(f["t_ms"], f["cycle_ms"], f["reader_ms"])
     if t == proto.BUTTON:
         return proto.button(f["t_ms"], f["button"])
     if t == proto.ACK:
@@ -291,6 +336,9 @@ def main(argv):
     if mode == "bench":
         cycles = int(argv[4]) if len(argv) > 4 else 20
         print(json.dumps(bench(argv[2], argv[3], cycles)))
+        return 0
+    if mode == "cycle":
+        print(json.dumps(measure_cycle(argv[2], argv[3])))
         return 0
     print("unknown mode " + mode)
     return 2

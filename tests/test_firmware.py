@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from pi_app.hw import messages as m
 from pi_app.hw.frames import Frame, FrameDecoder, crc32
-from pi_app.hw.simfirmware import firmware_module
+from pi_app.hw.simfirmware import SimFirmware, firmware_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE_DIR = ROOT / "firmware"
@@ -434,6 +434,57 @@ def test_device_counts_bad_command_frames_and_says_so() -> None:
     assert heartbeat.rx_bad == 2
 
 
+def test_device_measures_its_scan_cycle_and_reports_it_after_each_heartbeat() -> None:
+    now = [0]
+
+    class TimedReader:
+        """A reader whose scan takes ``ms`` on the device's clock."""
+
+        name = "TIMED"
+
+        def __init__(self, ms: int) -> None:
+            self.ms = ms
+
+        def init(self) -> None:
+            pass
+
+        def scan(self) -> tuple[list[bytes], bool]:
+            now[0] += self.ms
+            return [], True
+
+    config = scanner_mod.Config()
+    sc = scanner_mod.Scanner([TimedReader(7), TimedReader(23), TimedReader(12)],
+                             shiftin.NoPresence(), config, None)
+    transport = Transport()
+    dev = device_mod.Device(sc, transport, lambda: now[0])
+    first = m.ScanTimes(0, 0, (None, None, None))
+    assert m.ScanTimes.decode(bytes(proto.scan_times(0, 0, dev.reader_ms))) == first
+    while now[0] < 1200:
+        dev.poll()
+        now[0] += 1
+    msgs = [x for _, x in _decode(bytes(transport.out))]
+    times = [x for x in msgs if isinstance(x, m.ScanTimes)]
+    assert len(times) == 2  # after the heartbeats at 500 and 1000 ms
+    assert times[-1].reader_ms == (7, 23, 12)
+    # the poll that starts the cycle, then the readers, one idle millisecond between polls
+    assert times[-1].cycle_ms == 1 + 7 + 1 + 23 + 1 + 12
+    assert times[-1].slowest_reader_ms == 23
+
+
+def test_the_pi_link_keeps_the_boards_measured_scan_cycle() -> None:
+    import time
+
+    from pi_app.hw.link import SerialLink
+
+    with SimFirmware(3, 0, board="topple", scan_period_ms=20, heartbeat_ms=100) as sim, \
+            SerialLink(sim.path, lambda _event: None, backoff=(0.02, 0.1)) as link:
+        deadline = time.monotonic() + 5
+        while link.scan_times is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert link.scan_times is not None and len(link.scan_times.reader_ms) == 3
+        assert "scan_cycle_ms" in link.counters.device and link.counters.malformed == 0
+
+
 def test_presence_change_reads_its_cell_at_once() -> None:
     sc, board, _sink = _scanner(3, 3, scan_period_ms=1000, presence_debounce_ms=20)
     transport = Transport()
@@ -533,7 +584,32 @@ def test_scenario_under_cpython(game: str) -> None:
     assert errors[-1][0] == m.ERR_BAD_HOST_FRAME
     acks = [(a.cmd_seq, a.status) for a in msgs if isinstance(a, m.Ack)]
     assert acks == [(1, 0), (2, 0), (3, 1), (4, 2), (5, 0), (6, 0)]
-    assert isinstance(msgs[-3], m.Hello)
+    assert [x.board for x in msgs if isinstance(x, m.Hello)] == [game, game]  # boot, CMD_HELLO
+    beats = [x for x in msgs if isinstance(x, m.Heartbeat)]
+    times = [x for x in msgs if isinstance(x, m.ScanTimes)]
+    assert len(times) == len(beats) and all(  # one SCAN_TIMES after every HEARTBEAT
+        len(t.reader_ms) == hello.readers and t.cycle_ms == b.cycle_ms
+        for t, b in zip(times, beats, strict=True))
+
+
+@pytest.mark.parametrize(("game", "empty_ms", "stack_ms"), [
+    ("topple", (6, 9), (10, 14)),  # 5 ms settle + WUPA timeout / + a 7-byte UID read
+    ("manami", (20, 27), (50, 65)),  # one empty 16-slot round / + three tags, one collision
+    ("tactiki", (20, 27), (50, 65)),
+])
+def test_scan_cycle_measured_on_emulated_chips_in_air_time(
+        game: str, empty_ms: tuple[int, int], stack_ms: tuple[int, int]) -> None:
+    """The firmware's own SCAN_TIMES, with the device's clock running on the chips' air time."""
+    report = selftest.measure_cycle(str(ROOT / "hardware/boards" / f"{game}.json"),
+                                    str(PINMAP))
+    _fake_machine().attach(None)
+    readers = report["reader_ms"]
+    assert len(readers) == report["readers"] > 0
+    empty, stacks = readers[1::2], readers[0::2]  # every second cell holds tags
+    assert all(empty_ms[0] <= ms <= empty_ms[1] for ms in empty), readers
+    assert all(stack_ms[0] <= ms <= stack_ms[1] for ms in stacks), readers
+    n = len(readers)  # each reading rounds to whole milliseconds
+    assert sum(readers) - n <= report["cycle_ms"] <= sum(readers) + 2 * n
 
 
 def test_vectors_check_under_cpython() -> None:

@@ -12,11 +12,11 @@ can set: ``dead`` (MISO held low: every read is 0x00), for the PN5180 ``busy_stu
 Tags come from ``uids()``, a function returning the UIDs (bytes, MSB first) in the field now.
 """
 
-from tikifw.chipsim_air import AirClock
+from tikifw.chipsim_air import FC, AirClock
 from tikifw.chipsim_mfrc522 import Mfrc522Chip
 from tikifw.chipsim_pn5180 import Pn5180Chip
 
-__all__ = ["AirClock", "Hc165Chain", "Mfrc522Chip", "Pn5180Chip", "SimBus"]
+__all__ = ["FC", "AirClock", "Hc165Chain", "Mfrc522Chip", "Pn5180Chip", "SimBus"]
 
 
 class Hc165Chain:

@@ -11,7 +11,11 @@ of the Pi's simulator. Everything physical is injected:
 
 Per poll: read commands, sample presence, scan the next reader of the round-robin (one reader
 per poll, so presence is sampled between every two NFC reads), then heartbeat and snapshot when
-due. A new board cycle starts ``scan_period_ms`` after the previous one started. A debounced
+due. A new board cycle starts ``scan_period_ms`` after the previous one started. The device
+measures what scanning really costs: ``cycle_ms``, the last full board cycle from its start to
+its last reader, and each reader's last scan; HEARTBEAT carries the first, SCAN_TIMES (sent
+after every heartbeat) both, so the Pi can time its settling on the board's real pace rather
+than on a figure in a board file. A debounced
 presence change puts its cell's reader (``presence_readers``) ahead of the round-robin, so a
 piece put down on a 25-reader board is identified after one reader scan, not a board cycle.
 """
@@ -35,6 +39,7 @@ class Device:
         self.frames_tx = 0
         self.cycles = 0
         self.cycle_ms = 0
+        self.reader_ms = [None] * len(scanner.readers)
         self.pos = len(scanner.readers)
         self.cycle_start = None
         self.last_heartbeat = 0
@@ -67,7 +72,14 @@ class Device:
         self.send(proto.HEARTBEAT, proto.heartbeat(
             now, self.cycles, self.frames_tx, self.deframer.bad, self.scanner.reader_errors,
             self.cycle_ms))
+        self.send(proto.SCAN_TIMES, proto.scan_times(now, self.cycle_ms, self.reader_ms))
         self.last_heartbeat = now
+
+    def scan_reader(self, i):
+        """Scan reader ``i`` and time it (a reader waiting out a retry gap is not timed)."""
+        start = self.now_ms()
+        if self.scanner.scan_reader(i, start):
+            self.reader_ms[i] = self.now_ms() - start
 
     # --- scanner sink ---------------------------------------------------------------------------
     def on_tags(self, reader, uids, t):
@@ -104,10 +116,10 @@ class Device:
         busy = False
         n = len(self.scanner.readers)
         if self.urgent:
-            self.scanner.scan_reader(self.urgent.pop(0), now)
+            self.scan_reader(self.urgent.pop(0))
             busy = True
         elif self.pos < n:
-            self.scanner.scan_reader(self.pos, now)
+            self.scan_reader(self.pos)
             self.pos += 1
             busy = True
             if self.pos == n:

@@ -84,7 +84,8 @@ SYSTEM_IDLE_AND = 0xFFFFFFF8
 SYSTEM_TRANSCEIVE_OR = 0x00000003
 IRQ_ENABLE_CHECK = 0x00000000
 INVENTORY_ANSWER = 10  # flags, DSFID, 8 UID bytes
-MAX_BUSY_POLLS = 2000
+BUSY_SPIN = 50  # BUSY polls without a pause: most instructions take microseconds
+BUSY_WAIT_US = 50000  # then poll every POLL_US, up to this long (an EEPROM load may take ms)
 POLL_US = 100  # sleep between two IRQ_STATUS polls
 ANSWER_US = 6000  # an inventory answer lasts ~4 ms at 26.48 kbit/s; wait this long past the timeout
 RF_ON_US = 2000  # how long the field may take to come on
@@ -113,9 +114,11 @@ class Pn5180:
 
     # --- host interface ---------------------------------------------------------------------------
     def _wait_ready(self):
-        for _ in range(MAX_BUSY_POLLS):
+        for i in range(BUSY_SPIN + BUSY_WAIT_US // POLL_US):
             if not self.port.busy():
                 return
+            if i >= BUSY_SPIN:
+                self.sleep_us(POLL_US)
         raise ReaderError("PN5180 does not answer (BUSY stuck)")
 
     def command(self, frame):

@@ -27,6 +27,7 @@ HEARTBEAT = 0x05
 BUTTON = 0x06
 ACK = 0x07
 ERROR = 0x08
+SCAN_TIMES = 0x09  # optional: a host that does not know it counts it as malformed, no more
 # Host -> device.
 CMD_HELLO = 0x41
 CMD_SNAPSHOT = 0x42
@@ -186,6 +187,21 @@ def heartbeat(t_ms, cycles, frames_tx, rx_bad, reader_errors, cycle_ms):
     return struct.pack("<IIIHHH", t_ms & 0xFFFFFFFF, cycles & 0xFFFFFFFF,
                        frames_tx & 0xFFFFFFFF, min(rx_bad, 0xFFFF), min(reader_errors, 0xFFFF),
                        min(cycle_ms, 0xFFFF))
+
+
+UNMEASURED = 0xFFFF  # a reader not scanned yet
+
+
+def scan_times(t_ms, cycle_ms, reader_ms):
+    """The measured scan cycle: the last full board scan and each reader's last scan, in ms.
+
+    ``reader_ms`` holds None for a reader not scanned yet (sent as 0xFFFF); values saturate.
+    """
+    out = bytearray(struct.pack("<IHB", t_ms & 0xFFFFFFFF, min(cycle_ms, 0xFFFF),
+                                len(reader_ms)))
+    for ms in reader_ms:
+        out += struct.pack("<H", UNMEASURED if ms is None else min(ms, UNMEASURED - 1))
+    return out
 
 
 def button(t_ms, index):

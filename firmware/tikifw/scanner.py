@@ -82,11 +82,11 @@ class Scanner:
 
     # --- readers --------------------------------------------------------------------------------
     def scan_reader(self, i, now):
-        """Scan reader ``i`` once (or skip it while it waits for a retry)."""
+        """Scan reader ``i`` once (or skip it while it waits for a retry); True if it was tried."""
         cell = self.cells[i]
         if cell.skip > 0:
             cell.skip -= 1
-            return
+            return False
         reader = self.readers[i]
         try:
             if cell.needs_init:
@@ -95,13 +95,14 @@ class Scanner:
             uids, complete = reader.scan()
         except (ReaderError, OSError) as exc:
             self._reader_failed(i, cell, exc, now)
-            return
+            return True
         if cell.faulted:
             cell.faulted = False
             self.sink.on_fault(proto.ERR_READER_RECOVERED, i, f"reader {i} answers again", now)
         cell.errors = 0
         if self._update(cell, uids, complete):
             self.sink.on_tags(i, sorted(cell.reported), now)
+        return True
 
     def _reader_failed(self, i, cell, exc, now):
         cell.errors += 1

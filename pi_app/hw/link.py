@@ -147,6 +147,8 @@ class SerialLink:
         self.clock = clock
         self.counters = LinkCounters()
         self.hello: m.Hello | None = None
+        #: The board's last measured scan cycle (SCAN_TIMES); None until firmware sends one.
+        self.scan_times: m.ScanTimes | None = None
         self.state = "closed"  # closed, handshake, up, mismatch
         self.detail = "not started"
         self._decoder = FrameDecoder()
@@ -443,6 +445,13 @@ class SerialLink:
             self.counters.device = {k: getattr(msg, k) for k in
                                     ("cycles", "frames_tx", "rx_bad", "reader_errors",
                                      "cycle_ms")}
+        elif isinstance(msg, m.ScanTimes):
+            self._timebase.to_host(msg.t_ms, now)
+            self.scan_times = msg
+            self.counters.device["scan_cycle_ms"] = msg.cycle_ms
+            slowest = msg.slowest_reader_ms
+            if slowest is not None:
+                self.counters.device["slowest_reader_ms"] = slowest
         elif isinstance(msg, m.Button):
             t = self._timebase.to_host(msg.t_ms, now)
             names = m.BUTTON_NAMES

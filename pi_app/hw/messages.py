@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 # Device -> host.
-HELLO, TAGS, PRESENCE, SNAPSHOT, HEARTBEAT, BUTTON, ACK, ERROR = range(0x01, 0x09)
+HELLO, TAGS, PRESENCE, SNAPSHOT, HEARTBEAT, BUTTON, ACK, ERROR, SCAN_TIMES = range(0x01, 0x0A)
 # Host -> device.
 CMD_HELLO, CMD_SNAPSHOT, CMD_CONFIG, CMD_SELFTEST = range(0x41, 0x45)
 
@@ -236,6 +236,40 @@ class Heartbeat:
 
 
 @dataclass(frozen=True, slots=True)
+class ScanTimes:
+    """The board's measured scan cycle: the last full scan and each reader's last scan, in ms.
+
+    Optional in protocol 1 (older firmware never sends it). ``reader_ms`` holds None for a
+    reader not scanned yet (0xFFFF on the wire).
+    """
+
+    TYPE: ClassVar[int] = SCAN_TIMES
+    t_ms: int
+    cycle_ms: int
+    reader_ms: tuple[int | None, ...]
+
+    UNMEASURED: ClassVar[int] = 0xFFFF
+
+    def encode(self) -> bytes:
+        out = struct.pack("<IHB", self.t_ms, self.cycle_ms, len(self.reader_ms))
+        return out + b"".join(struct.pack("<H", self.UNMEASURED if ms is None else ms)
+                              for ms in self.reader_ms)
+
+    @classmethod
+    def decode(cls, payload: bytes) -> ScanTimes:
+        r = _Reader(payload, "SCAN_TIMES")
+        t_ms, cycle_ms, n = r.take("<IHB")
+        values = r.take(f"<{n}H")
+        r.end()
+        return cls(t_ms, cycle_ms, tuple(None if v == cls.UNMEASURED else v for v in values))
+
+    @property
+    def slowest_reader_ms(self) -> int | None:
+        measured = [ms for ms in self.reader_ms if ms is not None]
+        return max(measured) if measured else None
+
+
+@dataclass(frozen=True, slots=True)
 class Button:
     TYPE: ClassVar[int] = BUTTON
     t_ms: int
@@ -384,13 +418,14 @@ class CmdSelftest:
         return cls()
 
 
-DeviceMessage = Hello | Tags | Presence | Snapshot | Heartbeat | Button | Ack | Error
+DeviceMessage = (Hello | Tags | Presence | Snapshot | Heartbeat | Button | Ack | Error
+                 | ScanTimes)
 Command = CmdHello | CmdSnapshot | CmdConfig | CmdSelftest
 Message = DeviceMessage | Command
 
 MESSAGE_TYPES: dict[int, type[Message]] = {
     cls.TYPE: cls for cls in (Hello, Tags, Presence, Snapshot, Heartbeat, Button, Ack, Error,
-                              CmdHello, CmdSnapshot, CmdConfig, CmdSelftest)
+                              ScanTimes, CmdHello, CmdSnapshot, CmdConfig, CmdSelftest)
 }
 TYPE_NAMES = {t: cls.__name__.upper() for t, cls in MESSAGE_TYPES.items()}
 

@@ -78,6 +78,8 @@ def sample_messages() -> list[tuple[str, int, m.Message]]:
         ("heartbeat", 10, m.Heartbeat(5000, 50, 123, 2, 7, 96)),
         ("heartbeat_max", 11, m.Heartbeat(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFF, 0xFFFF,
                                           0xFFFF)),
+        ("scan_times", 12, m.ScanTimes(5000, 412, (9, 23, None, 0xFFFE))),
+        ("scan_times_no_readers", 12, m.ScanTimes(0, 0, ())),
         ("button", 12, m.Button(6000, 2)),
         ("ack_ok", 13, m.Ack(5, m.CMD_SNAPSHOT, m.ACK_OK)),
         ("ack_selftest", 14, m.Ack(6, m.CMD_SELFTEST, m.ACK_OK, m.SelftestResult(
@@ -121,7 +123,7 @@ def from_fields(mtype: int, fields: dict[str, Any]) -> m.Message:
         elif f.name == "readers" and cls is m.Snapshot:
             value = tuple(m.ReaderState(r["status"], tuple(bytes.fromhex(u) for u in r["uids"]))
                           for r in value)
-        elif f.name == "presence" and cls is m.Snapshot:
+        elif (f.name == "presence" and cls is m.Snapshot) or f.name == "reader_ms":
             value = tuple(value)
         args[f.name] = value
     return cls(**args)
