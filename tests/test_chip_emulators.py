@@ -202,6 +202,23 @@ def test_pn5180_collision_avoidance_keeps_the_field_off_when_another_field_is_on
     assert host.read(0x1D) & (1 << 17) and host.read(0x02) & (1 << 9)
 
 
+def test_pn5180_send_data_needs_a_transceive_command_in_wait_transmit() -> None:
+    chip = emu5180.Pn5180Chip(Field(uid_v(0x00)))
+    host = Host(chip)
+    host.frame(bytes((0x11, 0x0D, 0x8D)))  # LOAD_RF_CONFIG ISO 15693
+    host.frame(bytes((0x16, 0x01)))  # RF_ON
+    host.frame(bytes((0x09, 0x00, 0x26, 0x01, 0x00)))  # an inventory, but COMMAND is IDLE
+    assert host.read(0x02) & (1 << 17) and chip.inventories == 0
+    host.write(0x03, 0x000FFFFF)
+    host.write(0x00, 0x03)  # SYSTEM_CONFIG.COMMAND = Transceive: WaitTransmit
+    assert (host.read(0x1D) >> 24) & 7 == 1
+    host.frame(bytes((0x09, 0x00, 0x26, 0x01, 0x00)))  # a 1-slot inventory
+    assert chip.inventories == 1 and (host.read(0x1D) >> 24) & 7 == 2  # Transmitting
+    chip.clock.sleep_us(6000)
+    assert host.read(0x02) & 0x3 == 0x3  # TX_IRQ and RX_IRQ
+    assert host.read(0x13) & 0x1FF == 10 and (host.read(0x1D) >> 24) & 7 == 1
+
+
 # --- PN5180: the driver on the emulator -------------------------------------------------------
 
 STACK = [uid_v(b) for b in (0x01, 0x11, 0x21, 0x02, 0x12)]  # slots 1, 1, 1, 2, 2
