@@ -15,6 +15,7 @@ import os
 import socket
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -623,3 +624,35 @@ def test_station_mqtt_options_take_the_ca_relative_to_the_config(tmp_path: Path)
     options: BrokerOptions = PublisherConfig.from_station(load_station_config(path)).broker
     assert options.tls_ca == str(tmp_path / "ca.crt")
     assert options.tls_cert == "/abs/c.pem" and options.tls_key == str(tmp_path / "k.pem")
+
+
+def test_x_forwarded_for_does_not_escape_the_login_brake(broker: Broker, tmp_path: Path) -> None:
+    """The real ``tikiboard referee run``: a forwarding header that names a new client on every
+    try must not reset the login brake (uvicorn trusts it from 127.0.0.1 unless told not to)."""
+    from net_fixtures import REFEREE_PASSWORD, end_session
+
+    end_session(broker, REFEREE)
+    port = free_port()
+    config = tmp_path / "referee.toml"
+    config.write_text(
+        f'event = "{EVENT}"\ndb = "referee.sqlite"\n'
+        f'[web]\nhost = "127.0.0.1"\nport = {port}\n'
+        f'[referees]\nalice = "{hash_password(PASSWORD, iterations=1000)}"\n'
+        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "{REFEREE}"\n'
+        f'password = "{REFEREE_PASSWORD}"\n', encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "pi_app", "referee", "run", "--config",
+                             str(config)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        assert wait_connectable("127.0.0.1", port, timeout=20), "the dashboard did not listen"
+        codes = []
+        for i in range(10):
+            reply = request(port, "POST", "/login", body="username=alice&password=wrong",
+                            headers={"Content-Type": "application/x-www-form-urlencoded",
+                                     "X-Forwarded-For": f"10.9.8.{i}"})
+            codes.append(reply.status)
+        assert codes.count(429) >= 4, codes
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=15)
+    assert b"Traceback" not in out, out.decode(errors="replace")

@@ -185,6 +185,8 @@ def _fail(message: str) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from pi_app.net.web import PEER_ONLY
+
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -193,7 +195,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     host = args.host or config.host
     port = args.port or config.port
     print(f"referee dashboard for {config.event} on http://{host}:{port}/", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2,
+                **PEER_ONLY)
     return 0
 
 

@@ -365,6 +365,13 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
     return app
 
 
+PEER_ONLY: dict[str, Any] = {"proxy_headers": False, "forwarded_allow_ips": ""}
+"""uvicorn options for every server of the project: no proxy stands in front of a station or
+the dashboard, so a request's client is always the connection's own peer and no
+``X-Forwarded-For`` header can rename it (uvicorn trusts that header from 127.0.0.1 by
+default, which let any local client escape the PIN and login brakes)."""
+
+
 def _server(app: Any, host: str = "127.0.0.1", port: int = 0) -> Any:
     """uvicorn's server for ``app``, without its signal handlers (the daemon owns its signals),
     without a lifespan (the page has none, and a cancelled lifespan task logs a traceback),
@@ -378,8 +385,7 @@ def _server(app: Any, host: str = "127.0.0.1", port: int = 0) -> Any:
             yield
 
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
-                            proxy_headers=False, forwarded_allow_ips="",
-                            timeout_graceful_shutdown=1)
+                            timeout_graceful_shutdown=1, **PEER_ONLY)
     return Server(config)
 
 
