@@ -309,3 +309,21 @@ def preload_moves(data_dir: Path, steps: list[tuple[str, Any]]) -> None:
         session.moved(value, game.to_move(state), after)
         state = after
     store.close()
+
+
+def test_the_players_key_takes_a_count_or_names_checked_like_the_page(tmp_path: Path) -> None:
+    from pi_app.referee.config import ConfigError, load_config
+
+    path = tmp_path / "station.toml"
+    path.write_text('[station]\nplayers = [" Ana ", "Ben", "Caro"]\n')
+    station = load_config(path).station
+    assert (station.player_names, station.player_count) == (("Ana", "Ben", "Caro"), 3)
+    for text, why in (('game = "manami"\nplayers = ["Ana", "Ben", "Caro"]', "for 2 players"),
+                      ('players = ["Ana", ""]', "empty"), ("players = [1, 2]", "list of names"),
+                      ('players = ["Ana", "ANA"]', "two players are called")):
+        path.write_text(f"[station]\n{text}\n")
+        with pytest.raises(ConfigError, match=f"station.players: .*{why}"):
+            load_config(path)
+    run = tikiboard("run", "--config", str(path))
+    assert run.returncode == 2 and "station.players" in run.stderr
+    assert "Traceback" not in run.stderr

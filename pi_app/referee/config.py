@@ -20,7 +20,10 @@ DEFAULTS_TOML = """\
 
 [station]
 board = "table-1"            # this station's board id (tournament feeds, records)
-game = "topple"              # the game a new session starts with: topple, manami, tactiki
+game = "topple"              # this station's game: topple, manami, tactiki. A board is built
+                             # for one game (its cells, sensors and LEDs: [sensors] geometry,
+                             # else hardware/boards/GAME.json), so the station offers only the
+                             # games of its board, on the buttons and on the page
 players = 2                  # a new game's players: a count (Tiki Topple: 2 to 4, the other
                              # games are for two) or their names, e.g. ["Ana", "Ben", "Caro"]
                              # (trimmed, at most 24 characters each); people see "Player 1",
