@@ -547,16 +547,16 @@ def test_describe_draws_the_square() -> None:
     assert lines[0] == "Tiki (Manami island), shaman variant"
     assert lines[2].split() == ["3", "0", ".", "+1", ".", "0", "."]
     assert lines[3].split() == ["2", "-1", ".", "+2", "001", "+1", "110"]
-    assert "Fruit: player 0 1, player 1 2; supply 3; spoiled 1" in text
+    assert "Fruit: Player 1 1, Player 2 2; supply 3; spoiled 1" in text
     assert "Shaman: between a1 and a2" in text
-    assert "To move: player 1 (resolve b2 c2 or resolve c2 b2)" in text
-    assert "Game over: player 1 wins" in GAME.describe(play(state, "resolve c2 b2"))
+    assert "To move: Player 2 (resolve b2 c2 or resolve c2 b2)" in text
+    assert "Game over: Player 2 wins" in GAME.describe(play(state, "resolve c2 b2"))
     assert "draw" in GAME.describe(play(position({"a1": "0"}, quiet_limit=1), "a1-b1"))
     decision = play(position({"a1": "0", "b1": "11"}, shaman="c2/c3"), "a1-b1")
-    assert "To move: player 0 (shaman X/Y or shaman stay)" in GAME.describe(decision)
+    assert "To move: Player 1 (shaman X/Y or shaman stay)" in GAME.describe(decision)
     set_up = play(GAME.setup([0] * 9, 0, Options(shaman=True)), "place a1")
     assert "Shaman: not placed yet" in GAME.describe(set_up)
-    assert "To move: player 1 (place the shaman: shaman X/Y)" in GAME.describe(set_up)
+    assert "To move: Player 2 (place the shaman: shaman X/Y)" in GAME.describe(set_up)
 
 
 def test_json_round_trip_mid_resolve_and_shaman() -> None:

@@ -725,19 +725,19 @@ class Manami(Game[ManamiState, Move]):
                 stack = "".join(str(o) for o in state.stacks[v]) or "."
                 cells.append(f"{state.values[v]:+d} {stack:<6}".replace("+0", " 0"))
             lines.append(f"{row + 1}    " + "".join(cells).rstrip())
-        lines.append("(stacks bottom first: 0 = a token of player 0, 1 = of player 1)")
-        lines.append(f"Fruit: player 0 {state.fruit[0]}, player 1 {state.fruit[1]}; "
+        lines.append("(stacks bottom first: 0 = a token of Player 1, 1 = of Player 2)")
+        lines.append(f"Fruit: Player 1 {state.fruit[0]}, Player 2 {state.fruit[1]}; "
                      f"supply {state.supply}; spoiled {state.spoiled}"
                      + (" (tie-break: the next fruit gained or lost decides)"
                         if state.tie_break else ""))
-        lines.append(f"Reserve: player 0 {state.reserve[0]}, player 1 {state.reserve[1]}")
+        lines.append(f"Reserve: Player 1 {state.reserve[0]}, Player 2 {state.reserve[1]}")
         if state.options.shaman:
             lines.append("Shaman: " + ("not placed yet" if state.shaman < 0
                                        else "between " + _edge_text(state.shaman, " and ")))
         winners = self.winners(state)
         if winners is not None:
             lines.append("Game over: " + ("draw" if len(winners) == 2
-                                          else f"player {winners[0]} wins"))
+                                          else f"Player {winners[0] + 1} wins"))
         else:
             hint = ""
             if state.pending:
@@ -745,7 +745,9 @@ class Manami(Game[ManamiState, Move]):
             elif state.deciders:
                 hint = ("shaman X/Y or shaman stay" if state.shaman >= 0
                         else "place the shaman: shaman X/Y")
-            lines.append(f"To move: player {self.to_move(state)}" + (f" ({hint})" if hint else ""))
+            mover = self.to_move(state)
+            who = "nobody" if mover is None else f"Player {mover + 1}"
+            lines.append(f"To move: {who}" + (f" ({hint})" if hint else ""))
         return "\n".join(lines)
 
     # -- records ---------------------------------------------------------------------------------
