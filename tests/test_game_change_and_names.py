@@ -327,3 +327,22 @@ def test_the_players_key_takes_a_count_or_names_checked_like_the_page(tmp_path: 
     run = tikiboard("run", "--config", str(path))
     assert run.returncode == 2 and "station.players" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_an_unfinished_game_of_another_board_is_closed_not_played_on_this_one(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The configuration now names a Topple board; the database still holds an unfinished
+    Manami game (from before). The station starts a Topple game on its 24-LED board and
+    closes the Manami one unfinished, its moves kept for ``tikiboard export``."""
+    from pi_app.sim.players import registry_for
+
+    store = EventStore(tmp_path / "tikiboard.db")
+    old = Session.new(store, "manami", rng=random.Random(1), board="names").game_id
+    config = Config(station=replace(StationConfig(), game="topple", topple_cards="deal",
+                                    data_dir=str(tmp_path)))
+    station = Station(config, store, registry_for("topple"), clock=lambda: 0.0)
+    station.render(0.0)
+    assert station.games == ("topple",) and station.session.game.name == "topple"
+    assert store.game(old).finished and store.game(old).result is None
+    assert len(station.last_frame) == 24
+    assert any("cannot play" in r.getMessage() for r in caplog.records)
