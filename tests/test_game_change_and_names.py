@@ -346,3 +346,29 @@ def test_an_unfinished_game_of_another_board_is_closed_not_played_on_this_one(
     assert store.game(old).finished and store.game(old).result is None
     assert len(station.last_frame) == 24
     assert any("cannot play" in r.getMessage() for r in caplog.records)
+
+
+def test_a_failing_led_strip_is_logged_once_and_refereeing_goes_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The strip refuses every frame (as it refused a frame of the wrong length): the daemon
+    says so once, with the reason, and the screen, the page and the moves go on."""
+    seen: dict[str, Any] = {}
+
+    async def scenario(station: Station, hardware: Hardware, hands: DemoPlayers,
+                       port: int) -> None:
+        def broken(frame: Any) -> None:
+            raise ValueError(f"an LED frame needs 23 colours, got {len(frame)}")
+
+        hardware.leds.show = broken
+        await in_play(station, hands)
+        before = len(station.accepted_log)
+        await hands.play(3)
+        seen["moves"] = len(station.accepted_log) - before
+        seen["page"] = json.loads((await http(port, "GET", "/api/state")).body)["snapshot"]
+
+    run_daemon(tmp_path, scenario)
+    assert seen["moves"] >= 2
+    assert seen["page"]["moves"]  # the page followed
+    said = errors(caplog)  # once, not on every redraw
+    assert len(said) == 1 and "LEDs cannot show the game" in said[0], said
+    assert "23 colours" in said[0]
