@@ -317,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     diag.register(sub)
     register_referee(sub)
+    from pi_app.bench.bots import register as register_bot
+
+    register_bot(sub)
 
     p = sub.add_parser("demo", help="a whole game by simulated hands through the real station")
     p.add_argument("--game", choices=GAME_NAMES, default="topple", help="which game")

@@ -1,0 +1,163 @@
+"""Information-set Monte Carlo tree search (single observer, Cowling, Powley and Whitehouse
+2012), which for a game with nothing hidden is plain UCT.
+
+Each iteration draws one full state that agrees with the seat's view (a *determinization*: the
+hidden cards or ranks guessed from what the seat knows) and walks the one tree with it. The
+tree is keyed by decisions, not states, so every guess adds to the same statistics; a child is
+scored against how often it was *available* (legal in the guesses that reached its parent), not
+against its parent's visits, so a move that is legal only in some guesses is not undervalued.
+Moves come from the engine itself (``legal_moves``/``ways`` and ``apply``); a playout plays the
+engine's ``random_move`` to the end or a cut-off, then the model values the state for every
+player, and each node keeps the value for the player who made its decision (so 3 and 4 players
+work the same way as 2).
+
+A move may be several decisions in a row (a TacTiki turn: first step, then second); the tree
+branches on them one at a time. Expanding a node completes the move at random.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Hashable
+from typing import Any
+
+from pi_app.bots.base import Budget
+from pi_app.bots.models import Model
+from pi_app.bots.views import SeatView, determinize
+
+
+class Node:
+    """One decision: who made it, how often it was tried and available, its total value."""
+
+    __slots__ = ("avail", "children", "mover", "order", "total", "visits")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover
+        self.children: dict[Hashable, Node] = {}
+        self.visits = 0
+        self.avail = 1
+        self.total = 0.0
+        #: The decisions below, best first by the model's evaluation (ordered models only).
+        self.order: list[Hashable] | None = None
+
+
+def _ranking(model: Model, state: Any, groups: dict[Hashable, list[Any]],
+             mover: int) -> list[Hashable]:
+    """``groups``' keys, best first for ``mover`` by the evaluation after each move (a group's
+    best move counts)."""
+    game = model.game
+    score = {key: max(model.evaluate(game.apply(state, m), mover) for m in moves)
+             for key, moves in groups.items()}
+    return sorted(groups, key=lambda k: -score[k])
+
+
+def _pick(model: Model, node: Node, state: Any, groups: dict[Hashable, list[Any]],
+          rng: random.Random, mover: int) -> tuple[Hashable, bool]:
+    """The next decision at ``node`` among ``groups``' keys: an untried one (the best by the
+    evaluation for an ordered model, else at random), else the best by UCB1 over availability.
+    Returns it and whether it was new."""
+    children = node.children
+    untried = [key for key in groups if key not in children]
+    for key in groups:
+        child = children.get(key)
+        if child is not None:
+            child.avail += 1
+    if untried:
+        if model.ordered:
+            if node.order is None:
+                node.order = _ranking(model, state, groups, mover)
+            rank = {key: i for i, key in enumerate(node.order)}
+            key = min(untried, key=lambda k: rank.get(k, len(rank)))
+        else:
+            key = untried[rng.randrange(len(untried))]
+        children[key] = Node(mover)
+        return key, True
+    best_key: Hashable = None
+    best = -1.0
+    for key in groups:
+        child = children[key]
+        score = child.total / child.visits + model.exploration * math.sqrt(
+            math.log(child.avail) / child.visits)
+        if score > best:
+            best, best_key = score, key
+    return best_key, False
+
+
+def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> Any:
+    """The most visited move for the seat of ``view`` after the budget's iterations."""
+    game = model.game
+    root = Node(view.seat)
+    # Every move the root offered, by its decisions: the answer must be one of them.
+    offered: dict[tuple[Hashable, ...], Any] = {}
+    cap, deadline = budget.limits()
+    clock = budget.clock
+    iterations = 0
+    while iterations < cap and (deadline is None or iterations == 0 or clock() < deadline):
+        iterations += 1
+        state = determinize(view, rng)
+        node = root
+        path = [root]
+        grown = False
+        at_root = True
+        while not grown and not model.done(state):
+            mover = game.to_move(state)
+            assert mover is not None, "done() is true where nobody is to move"
+            if at_root:
+                moves = model.root_moves(view, state)
+                for move in moves:
+                    offered.setdefault(model.chunks(move), move)
+                at_root = False
+            else:
+                moves = model.moves(state)
+            depth = 0
+            while True:
+                groups: dict[Hashable, list[Any]] = {}
+                for move in moves:
+                    groups.setdefault(model.chunks(move)[depth], []).append(move)
+                key, grown = _pick(model, node, state, groups, rng, mover)
+                node = node.children[key]
+                path.append(node)
+                moves = groups[key]
+                depth += 1
+                if grown or len(model.chunks(moves[0])) == depth:
+                    break
+            state = game.apply(state, moves[rng.randrange(len(moves))])
+        state = _playout(model, state, rng)
+        values = model.values(state)
+        for visited in path:
+            visited.visits += 1
+            visited.total += values[visited.mover]
+    return _answer(model, root, offered)
+
+
+def _playout(model: Model, state: Any, rng: random.Random) -> Any:
+    game = model.game
+    left = model.playout_depth
+    while not model.done(state) and (left is None or left > 0):
+        state = game.apply(state, model.playout_move(state, rng))
+        if left is not None:
+            left -= 1
+    return state
+
+
+def _answer(model: Model, root: Node, offered: dict[tuple[Hashable, ...], Any]) -> Any:
+    """Follow the most visited decisions from the root to a whole move the root offered; where
+    the tree stops short (a second step never expanded), the first offered move that goes on
+    from there."""
+    prefix: tuple[Hashable, ...] = ()
+    node = root
+    while prefix not in offered:
+        known = [(child.visits, i, key) for i, (key, child) in enumerate(node.children.items())
+                 if any(chunks[:len(prefix) + 1] == (*prefix, key) for chunks in offered)]
+        if not known:
+            break
+        _, _, key = max(known, key=lambda t: (t[0], -t[1]))
+        prefix = (*prefix, key)
+        node = node.children[key]
+    if prefix in offered:
+        return offered[prefix]
+    for chunks, move in offered.items():
+        if chunks[:len(prefix)] == prefix:
+            return move
+    raise ValueError("the root offered no move: nobody is to move")
