@@ -22,7 +22,10 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   accepting a move, the board shows a legal result of the position before it that nothing
   explains from the new position, the last move is replaced (:class:`MoveRevised`).
 * ``settle_removal``: the same for a move that only takes pieces off the board (Topple's Toast),
-  which a knocked piece held for a moment would fake.
+  which a knocked piece held for a moment would fake. Players do not wait that long: the next
+  player reaches for a tiki within a second. So a removal whose picture held for ``settle`` is
+  also taken as soon as the board shows a legal move made from the position after it (the next
+  move starts from the line without the toasted tiki), and that move follows at once.
 * ``grace``: how long an unexplained picture may last before it is shown as a mismatch (hands
   are still moving; a knocked piece is put back).
 """
@@ -180,6 +183,9 @@ class Follower:
         self._previous: tuple[Position, Option, float | None] | None = None
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
+        # A move that only lifts pieces off (a Toast) whose picture held for ``settle``, not
+        # taken yet, and the position after it (built when first needed).
+        self._removal: tuple[Option, Position | None] | None = None
         self._follow_up = self._pending_follow_up()
 
     @property
@@ -227,6 +233,7 @@ class Follower:
         self._position = None
         self._prepared = False
         self._shown = None
+        self._removal = None
 
     def _decisions(self, now: float) -> list[Outcome]:
         """Decisions the sensors cannot see. When every legal move is one (Manami's
@@ -365,6 +372,12 @@ class Follower:
                 # making the move again. Once the board shows the position, it may.
                 decision = Decision(Verdict.UNKNOWN)
         verdict = decision.verdict
+        if verdict is not Verdict.SETTLING:
+            chained = self._after_removal(observation, verdict, quiet, now)
+            if chained or verdict is Verdict.UNCHANGED:
+                self._removal = None  # taken, or the lifted piece is back: no removal now
+            if chained:
+                return out + chained
         if verdict is Verdict.UNCHANGED:
             tidied = self._follow_up is not None
             self._follow_up = None
@@ -388,6 +401,9 @@ class Follower:
             option = decision.options[0]
             if quiet >= self._rest_needed(option):
                 return out + self._accept(option, now, quiet, "settled")
+            if option.lifts_only and quiet >= self.settle and (
+                    self._removal is None or self._removal[0] is not option):
+                self._removal = (option, None)
             return out
         if verdict is Verdict.AMBIGUOUS:
             if quiet >= self.settle:
@@ -455,6 +471,34 @@ class Follower:
                     before or self.geometry.cell(name).presence is None):
                 return True
         return False
+
+    def _after_removal(self, observation: Observation, verdict: Verdict, quiet: float,
+                       now: float) -> list[Outcome]:
+        """Take the removal the board showed (``_removal``) when the picture now, which no
+        legal move of the position explains, is a legal move of the position after it: the
+        next player went on from the board without the lifted piece. Only a move that puts a
+        piece somewhere proves it (clear, or resting as long as it would have to): more pieces
+        gone could be a knocked neighbour. A picture on the way to one of the position's own
+        moves must also rest ``settle_long``: a hand may be half way."""
+        if self._removal is None or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
+            return []
+        option, after = self._removal
+        if after is None:
+            earlier = [self.state, *(s for s, _ in reversed(self.history[-TAKEBACK_DEPTH + 1:]))]
+            after = Position.build(self.game, option.state, self.cells, earlier)
+            self._removal = (option, after)
+        if verdict is Verdict.IN_PROGRESS and quiet < self.settle_long:
+            return []
+        decision = after.classify(observation)
+        if decision.verdict is Verdict.MOVE:
+            if quiet < self._settle_min and self._may_hover(decision.options[0], after.here):
+                return []
+        elif decision.verdict not in (Verdict.SETTLING, Verdict.AMBIGUOUS) or \
+                quiet < self.settle or any(o.lifts_only for o in decision.options):
+            return []  # (more pieces gone is no proof: a knocked neighbour looks the same)
+        out = self._accept(option, now, quiet, "settled")
+        self._position = after  # the next move is judged from it (prepare() goes on)
+        return out
 
     def _rest_needed(self, option: Option) -> float:
         """How long the board must rest before ``option`` is accepted without asking."""

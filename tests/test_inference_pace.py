@@ -1,0 +1,74 @@
+"""Move inference at real players' pace (issue 18): scripted sequences of sensor pictures at
+the timings real players keep, not the project's simulated players, who always wait ~3 s.
+
+Each scenario is one the issue found going wrong: a Toast followed by the next move within a
+second; an illegal attempt undone after a second or two.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rig import Rig
+from test_board_topple import start
+
+from pi_app.board.follower import Guidance
+
+
+def toasted() -> Any:
+    """A Topple position where the bottom tiki (Huhu, on s9) may be toasted."""
+    return start(["up1 Kapu", "up1 Eepo"])
+
+
+def test_a_toast_followed_at_once_by_the_next_move_is_taken() -> None:
+    """The player toasts (Huhu off s9) and the next one swaps Lokahi up past Nui 0.8 s later,
+    long before the board was still for the Toast's 1.5 s: the next move shows the Toast
+    happened (it starts from the line without Huhu), so both are taken, in order."""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Huhu", "s9"), linger=0.6)
+    assert Rig.accepted(out) == []  # a Toast alone still waits (a knock looks the same)
+    out = rig.act(("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
+                  ("put", "Nui", "s5"), gap=0.15, linger=1.0)
+    assert Rig.accepted(out) == ["toast", "up1 Lokahi"]
+    assert [t for _, t in rig.follower.history] == ["toast", "up1 Lokahi"]
+    assert Rig.guidance(out) == []
+
+
+def test_a_toast_then_a_quick_topple_is_taken() -> None:
+    """The same with a Topple as the next move (Akamai to the bottom of the shorter line)."""
+    rig = Rig("topple", toasted())
+    rig.act(("lift", "Huhu", "s9"), linger=0.4)
+    out = rig.act(("lift", "Akamai", "s6"), ("lift", "Nani", "s7"), ("put", "Nani", "s6"),
+                  ("lift", "Wikiwiki", "s8"), ("put", "Wikiwiki", "s7"), ("put", "Akamai", "s8"),
+                  gap=0.15, linger=1.0)
+    assert Rig.accepted(out) == ["toast", "topple Akamai"]
+
+
+def test_a_toast_then_a_move_that_looks_like_another_asks_which() -> None:
+    """After the Toast, Nani to the bottom of eight tikis looks just like Wikiwiki up one:
+    the Toast is taken, and the players are asked about the next move (never a guess)."""
+    rig = Rig("topple", toasted())
+    rig.act(("lift", "Huhu", "s9"), linger=0.4)
+    out = rig.act(("lift", "Nani", "s7"), ("lift", "Wikiwiki", "s8"), ("put", "Wikiwiki", "s7"),
+                  ("put", "Nani", "s8"), gap=0.15, linger=1.0)
+    assert Rig.accepted(out) == ["toast"]
+    assert [p.options for p in Rig.prompts(out)] == [("up1 Wikiwiki", "topple Nani")]
+
+
+def test_a_knocked_bottom_tiki_put_back_before_the_next_move_is_no_toast() -> None:
+    """Huhu knocked off and put back within half a second, then a move: only the move."""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Huhu", "s9"), ("put", "Huhu", "s9"), gap=0.25, linger=0.2)
+    out += rig.act(("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
+                   ("put", "Nui", "s5"), gap=0.15)
+    assert Rig.accepted(out) == ["up1 Lokahi"]
+
+
+def test_a_bottom_tiki_lifted_only_in_passing_is_no_toast() -> None:
+    """Huhu lifted for a moment (shorter than a settle) while the hand makes a move that
+    leaves it off the board: the picture is no Toast followed by a move, it is a mismatch."""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Huhu", "s9"), ("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"),
+                  ("put", "Lokahi", "s4"), ("put", "Nui", "s5"), gap=0.1, linger=3.0)
+    assert Rig.accepted(out) == []
+    assert any(isinstance(o, Guidance) and o.kind == "mismatch" for o in out)
