@@ -1,0 +1,135 @@
+"""The sensor boards' schematics (hardware/schematic/tikiboard_sch.py): SKiDL's electrical
+rules check passes for every board, it catches the faults it is there for, the schematic
+follows the pin map and the board files, and the checked-in netlists and BOMs are current."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from pi_app.board.geometry import board_names, load_geometry
+from pi_app.hw.pinmap import load_pinmap
+
+SCRIPT = Path(__file__).resolve().parent.parent / "hardware" / "schematic" / "tikiboard_sch.py"
+GAMES = board_names()
+
+
+@cache
+def sch() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("tikiboard_sch", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tikiboard_sch"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def board(game: str) -> Any:
+    return sch().build_board(game)
+
+
+def parts_named(circuit: Any, name: str) -> list[Any]:
+    return [p for p in circuit.parts if p.name == name]
+
+
+def net_named(circuit: Any, name: str) -> Any:
+    (net,) = [n for n in circuit.nets if n.name == name]
+    return net
+
+
+def refs_on(net: Any) -> set[tuple[str, str]]:
+    return {(p.part.ref, str(p.num)) for p in net.pins}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_erc_is_clean(game: str) -> None:
+    assert sch().erc(board(game)) == []
+
+
+def test_erc_fails_on_an_unconnected_pin() -> None:
+    circuit = sch().build_board("manami")
+    hall = parts_named(circuit, "HallSwitch")[0]
+    hall["OUT"].disconnect()
+    problems = sch().erc(circuit)
+    assert any("Unconnected pin" in p and "OUT" in p for p in problems), problems
+
+
+def test_erc_fails_on_a_missing_power_flag() -> None:
+    problems = sch().erc(sch().build_board("topple", power_flags=False))
+    assert any("Insufficient drive" in p and "+5V" in p for p in problems), problems
+
+
+def test_erc_fails_on_an_unbuffered_mfrc522_miso() -> None:
+    """The fault issue 19 found: an MFRC522 drives MISO even when deselected; straight on the
+    shared bus it fights the other readers. The ERC sees two outputs on one net."""
+    circuit = sch().build_board("topple")
+    module = parts_named(circuit, "RC522_module")[3]
+    module["MISO"].disconnect()
+    module["MISO"] += net_named(circuit, "MISO")
+    problems = sch().erc(circuit)
+    assert any("Pin conflict on net MISO" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_counts_follow_the_board_file(game: str) -> None:
+    geo, circuit = load_geometry(game), board(game)
+    chip = {"MFRC522": "RC522_module", "PN5180": "PN5180_module"}[geo.reader_chip]
+    assert len(parts_named(circuit, chip)) == geo.reader_count
+    assert len(parts_named(circuit, "HallSwitch")) == geo.presence_count
+    assert len(parts_named(circuit, "74HC165")) * 8 >= geo.presence_count + 2
+    buffers = len(parts_named(circuit, "74LVC1G125"))
+    assert buffers == (geo.reader_count if chip == "RC522_module" else 0)
+    if chip == "PN5180_module":
+        assert len(parts_named(circuit, "74HC4067")) * 16 >= geo.reader_count
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pins_follow_the_pin_map(game: str) -> None:
+    """The Pico's header pin on each net is the one the pin map's GP number sits on."""
+    pico = load_pinmap().pico
+    circuit, gp_pin = board(game), sch().PICO_GP_PIN
+    (ref,) = [p.ref for p in parts_named(circuit, "Pico")]
+    expect = {"SCK_PICO": pico["spi"]["sck"], "MOSI_PICO": pico["spi"]["mosi"],
+              "MISO": pico["spi"]["miso"], "~CS_EN": pico["reader_select"]["enable"],
+              "~READER_RST": pico["reader_reset"], "SH_~LD": pico["shift_in"]["load"],
+              "SH_CLK": pico["shift_in"]["clock"], "SH_QH": pico["shift_in"]["data"]}
+    expect |= {f"A{k}": gp for k, gp in enumerate(pico["reader_select"]["address"])}
+    if load_geometry(game).reader_chip == "PN5180":
+        expect["BUSY"] = pico["reader_busy"]
+    for name, gp in expect.items():
+        assert (ref, str(gp_pin[gp])) in refs_on(net_named(circuit, name)), name
+
+
+def test_presence_chain_order_and_sentinels() -> None:
+    """Sensor 0 is input H of the chip at the Pico (first bit out of QH); after the last
+    sensor come 3.3 V and GND (firmware/tikifw/shiftin.py SENTINEL)."""
+    circuit = board("topple")  # 9 sensors: chip 2 carries sensor 8, then the sentinels
+    first, second = parts_named(circuit, "74HC165")
+    assert (first.ref, "6") in refs_on(net_named(circuit, "~PRES0"))  # H
+    assert (first.ref, "11") in refs_on(net_named(circuit, "~PRES7"))  # A
+    assert (second.ref, "6") in refs_on(net_named(circuit, "~PRES8"))
+    assert (second.ref, "5") in refs_on(net_named(circuit, "+3V3"))  # G: sentinel 1
+    assert (second.ref, "4") in refs_on(net_named(circuit, "GND"))  # F: sentinel 0
+    assert (first.ref, "9") in refs_on(net_named(circuit, "SH_QH"))
+
+
+def test_one_regulator_per_rail() -> None:
+    """The Pico's own 3V3 output is not tied to the board's 3.3 V rail."""
+    circuit = board("tactiki")
+    (pico,) = parts_named(circuit, "Pico")
+    assert (pico.ref, "36") not in refs_on(net_named(circuit, "+3V3"))
+    assert len(parts_named(circuit, "LDO_3V3")) == 1
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_generated_files_are_current(game: str) -> None:
+    for path, text in sch().outputs(game).items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.name} is stale: run .venv/bin/python hardware/schematic/tikiboard_sch.py")
