@@ -223,7 +223,8 @@ class ToppleGame(Game[ToppleState, Move]):
             raise IllegalMove(f"There is no action card called {card!r}.")
         hand = state.hands[player]
         if not hand[index]:
-            raise IllegalMove(f"Player {player + 1} has no {CARD_NAMES[card]} card left this round.")
+            raise IllegalMove(f"Player {player + 1} has no {CARD_NAMES[card]} card left this "
+                              "round.")
         line = state.line
         if card == "toast":
             if not state.opened[player]:
