@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rig import Rig
+from test_board_manami_tactiki import manami, tactiki
 from test_board_topple import start
 
 from pi_app.board.follower import Guidance
@@ -72,3 +74,37 @@ def test_a_bottom_tiki_lifted_only_in_passing_is_no_toast() -> None:
                   ("put", "Lokahi", "s4"), ("put", "Nui", "s5"), gap=0.1, linger=3.0)
     assert Rig.accepted(out) == []
     assert any(isinstance(o, Guidance) and o.kind == "mismatch" for o in out)
+
+
+def _illegal(rig: Rig) -> dict[str, tuple[str, ...]]:
+    """The first picture (cells in board order) that moves the top piece of one cell onto
+    another and that no legal move, transit or earlier position explains."""
+    view = rig.game.expected_view(rig.follower.state)
+    position = rig.follower.position
+    for src, pieces in view.items():
+        for dst in view:
+            if not pieces or dst == src or rig.geometry.cell(dst).reader is None:
+                continue
+            trial = {c: tuple(p) for c, p in view.items()}
+            trial[src], trial[dst] = pieces[:-1], (*view[dst], pieces[-1])
+            key = tuple((c, tuple(sorted(trial[c]))) for c in rig.follower.cells)
+            if key not in position.by_placement and key not in position.transit \
+                    and key not in position.earlier:
+                return trial
+    raise AssertionError("no illegal picture")
+
+
+@pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
+def test_an_illegal_move_undone_after_a_second_is_reported(game: str) -> None:
+    """A player puts a piece where the rules do not allow, sees nothing happen, and takes it
+    back a second later: the mismatch was shown while it lay there (within a settle of the
+    piece resting, not the 1.2 s grace a hand in the middle of a move gets)."""
+    state = {"topple": toasted, "manami": lambda: manami(["place b1", "place c1", "place a3"]),
+             "tactiki": lambda: tactiki([])}[game]()
+    rig = Rig(game, state)
+    before = rig.game.expected_view(state)
+    out = rig.show(_illegal(rig), linger=1.0)
+    assert Rig.guidance(out), [str(o)[:80] for o in out]
+    assert Rig.accepted(out) == []
+    out = rig.show(before, linger=1.0)
+    assert Rig.accepted(out) == [] and rig.follower.history == []

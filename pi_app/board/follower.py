@@ -28,6 +28,10 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   move starts from the line without the toasted tiki), and that move follows at once.
 * ``grace``: how long an unexplained picture may last before it is shown as a mismatch (hands
   are still moving; a knocked piece is put back).
+* ``settle_unexplained``: the same for a complete picture that nothing explains while every
+  piece of the position lies on the board (no hand holds one): a finished wrong move, which
+  players often undo within a second or two, so it is shown at once after this rest. It only
+  needs to outlast a piece slid across a neighbouring cell on its way (up to 0.3 s there).
 """
 
 from __future__ import annotations
@@ -165,6 +169,7 @@ class Follower:
     settle_removal: float = 1.5
     grace: float = 1.2
     revise_window: float = 2.5
+    settle_unexplained: float = 0.5
     history: list[tuple[Any, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 
@@ -279,7 +284,7 @@ class Follower:
         """The next time after ``now`` when :meth:`tick` may have something to say."""
         last = self.tracker.last_change
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
-                 last + self.settle_long,
+                 last + self.settle_long, last + self.settle_unexplained,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace]
         return min((t for t in times if t is not None and t > now), default=None)
 
@@ -425,6 +430,9 @@ class Follower:
             if between(observation, tidy, untidy):
                 return out + self._guide("follow_up", observation, key, now, dict(tidy))
         waited = self.grace * (2 if verdict is Verdict.IN_PROGRESS else 1)
+        if verdict is Verdict.UNKNOWN and observation.complete and \
+                _all_on_board(self.position.here, observation):
+            waited = self.settle_unexplained  # nothing in a hand: a finished wrong move
         if quiet >= waited or self._guide_now:
             out += self._guide("mismatch", observation, key, now)
         return out
@@ -704,6 +712,12 @@ def _came_back(before: ViewKey, after: ViewKey, observation: Observation) -> boo
     seen = Counter(p for pieces in observation.pieces.values() for p in pieces)
     expected = Counter(p for _, cell in after for p in cell)
     return bool((seen - expected) & gone)
+
+
+def _all_on_board(here: ViewKey, observation: Observation) -> bool:
+    """True when every piece of the position ``here`` is seen somewhere on the board."""
+    seen = Counter(p for pieces in observation.pieces.values() for p in pieces)
+    return not Counter(p for _, cell in here for p in cell) - seen
 
 
 def _only_additions(before: ViewKey, after: ViewKey) -> bool:
