@@ -4,9 +4,10 @@
 ``hardware/images/wiring.png``.
 It shows the Pi (buttons, LED strip through a level shifter, OLED, USB to the Pico, the
 optional direct reed switches) and the Pico (shared SPI bus to the readers with chip-selects
-through two 74HC154 decoders, BUSY through two 74HC4067 multiplexers, one reset line, MISO
-diodes, and the 74HC165 presence chain with its two sentinel inputs). Part numbers are in
-hardware/BOM.md.
+through two 74HC154 decoders, BUSY through two 74HC4067 multiplexers, one reset line, a
+74LVC1G125 MISO buffer per MFRC522, the 74HC165 presence chain with its two sentinel inputs,
+and the supply). Part numbers are in hardware/BOM.md; every pin and part of the sensor board
+is in the schematic, hardware/schematic/tikiboard_sch.py.
 """
 
 from __future__ import annotations
@@ -144,15 +145,21 @@ def draw_wiring(pm: PinMap) -> Canvas:
         c.rect(x, 93, 13, 22, PART, radius=1)
         c.text(x + 6.5, 99, ("R0", "R1", "...", "RN")[i], 2.6, "black", "middle")
         c.text(x + 6.5, 104, "NSS", 2.0, COLOURS["sel"], "middle")
-        c.text(x + 6.5, 108, "MISO>|", 2.0, COLOURS["spi"], "middle")
+        c.text(x + 6.5, 108, "MISO", 2.0, COLOURS["spi"], "middle")
         c.text(x + 6.5, 112, "RST", 2.0, COLOURS["rst"], "middle")
     c.text(258, 120, "MFRC522 (Topple), PN5180 (Manami, TacTiki)", 2.3, "#404040", "middle")
     spi_keys = ("spi.sck", "spi.mosi", "spi.miso")
     for k, key in enumerate(spi_keys):
         _wire(c, right, gy[key], 224, 96 + k * 3, "spi", mid=206 + k * 1.5)
     _wire(c, right, gy["reader_reset"], 224, 108, "rst", mid=210.5)
-    c.text(224, 129, "MISO: BAT54 diode per reader + 10k pull-down", 2.3, COLOURS["spi"])
-    c.text(224, 133, "only one RF field on at a time (firmware)", 2.3, "#404040")
+    for k, (line, colour) in enumerate((
+            ("MISO: a PN5180 tri-states it; each MFRC522", COLOURS["spi"]),
+            ("drives it through a 74LVC1G125, OE = its select", COLOURS["spi"]),
+            ("only one RF field on at a time (firmware)", "#404040"),
+            ("supply: 5 V in, 2 A fuse; PN5180 on 5 V;", "#404040"),
+            ("1 A LDO 3.3 V: logic, hall, MFRC522, PN5180 I/O;", "#404040"),
+            ("Pico VSYS from 5 V through a Schottky", "#404040"))):
+        c.text(224, 129 + 4 * k, line, 2.3, colour)
     # Shift registers.
     _box(c, 160, 150, 60, 30, "74HC165 chain", PART,
          ("reed/hall switches to GND, 10k pull-ups", "sensor 0 = first bit out of QH",
