@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections import Counter
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -133,3 +134,19 @@ def test_generated_files_are_current(game: str) -> None:
     for path, text in sch().outputs(game).items():
         assert path.read_text(encoding="utf-8") == text, (
             f"{path.name} is stale: run .venv/bin/python hardware/schematic/tikiboard_sch.py")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_bom_md_quantities_match_the_schematic(game: str) -> None:
+    """hardware/BOM.md's per-game table states what the schematic builds."""
+    text = (SCRIPT.parent.parent / "BOM.md").read_text(encoding="utf-8")
+    section = text.split(f"(`{game}.json`", 1)[1].split("\n## ", 1)[0]
+    rows = {cells[1].strip(): cells[3].strip() for line in section.splitlines()
+            if line.startswith("| ") and len(cells := line.split("|")) > 4}
+    circuit, geo = board(game), load_geometry(game)
+    chip = {"MFRC522": "RC522_module", "PN5180": "PN5180_module"}[geo.reader_chip]
+    assert rows["NFC reader"] == str(len(parts_named(circuit, chip)))
+    assert rows["presence switch"] == str(len(parts_named(circuit, "HallSwitch")))
+    assert rows["shift registers"] == str(len(parts_named(circuit, "74HC165")))
+    caps = Counter(str(p.value) for p in parts_named(circuit, "C"))
+    assert f"100 nF: {caps['100nF']}; 10 µF: {caps['10uF']}" in section
