@@ -14,7 +14,9 @@ from rig import Rig
 from test_board_manami_tactiki import manami, tactiki
 from test_board_topple import start
 
-from pi_app.board.follower import Guidance
+from pi_app.board.follower import Guidance, MoveAccepted
+from pi_app.hw.events import PresenceChanged, SensorEvent
+from pi_app.sim.hands import Action
 
 
 def toasted() -> Any:
@@ -108,3 +110,31 @@ def test_an_illegal_move_undone_after_a_second_is_reported(game: str) -> None:
     assert Rig.accepted(out) == []
     out = rig.show(before, linger=1.0)
     assert Rig.accepted(out) == [] and rig.follower.history == []
+
+
+def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
+    """The presence contact of the empty bottom slot chatters (closed for 30 ms every 0.25 s,
+    shorter than the debounce) while the next player swaps Lokahi up one: the chatter is no
+    change on the board, the swap settles and is taken as if the contact were quiet."""
+    rig = Rig("topple", start(["up1 Kapu", "up1 Eepo", "toast"]))
+    assert not rig.board.cells["s9"]
+    sensor = rig.geometry.cell("s9").presence
+    assert sensor is not None
+    steps = [("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
+             ("put", "Nui", "s5")]
+    actions = []
+    t = rig.now
+    for verb, piece, cell in steps:
+        t += 0.15
+        uid = rig.registry.uids_of(piece)[0]
+        actions.append(Action(t, uid, cell, put=verb == "put"))
+        rig.board.apply(actions[-1])
+    chatter: list[SensorEvent] = []
+    for i in range(16):
+        at = rig.now + 0.1 + 0.25 * i
+        chatter += [PresenceChanged(at, sensor, True), PresenceChanged(at + 0.03, sensor, False)]
+    events = sorted([*rig.sensors.run(actions), *chatter], key=lambda e: e.t)
+    out = rig.deliver(events, linger=0.0)
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["up1 Lokahi"]
+    assert accepted[0].t <= t + rig.follower.settle_long + 0.3

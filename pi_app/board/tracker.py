@@ -10,8 +10,13 @@ pictures with engine views:
   ``miss_grace`` seconds (DESIGN.md: a tag that was in a cell stays there until the presence
   sensor or a later reading says otherwise). It leaves at once when the cell goes empty or the
   tag turns up elsewhere.
-* **Presence flicker.** A presence sensor must hold "empty" for ``presence_debounce`` seconds
-  before the tracker believes it (a reed contact chatters when a piece slides over it).
+* **Presence flicker.** A presence sensor must hold a new state, "empty" or "occupied", for
+  ``presence_debounce`` seconds before the tracker believes it (a reed contact chatters when a
+  piece slides over it, and an empty cell's contact may close for a moment on its own). The
+  firmware reports a change after 20 ms of agreeing samples; this is the second stage, on the
+  host: at the 50 ms scan period, two more scans' worth. A flicker shorter than that changes
+  nothing, so it never restarts the board's stillness, and a tag read on an empty cell is not
+  taken as a piece lying there until the contact has stayed closed that long.
 * **Ghosts.** A piece carried over a neighbouring cell may be read there, and the firmware
   reports a tag gone only after several clean misses. A tag is in one place: when a reader
   newly reports a tag, every other cell forgets it at once.
@@ -108,6 +113,7 @@ class Tracker:
         self._sticky: dict[str, dict[str, float]] = {}   # cell -> UID -> kept until
         self._present: dict[str, bool] = {}              # cell -> believed presence
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
+        self._full_since: dict[str, float] = {}          # cell -> raw "occupied" since
         self.last_change = 0.0
         self.link_up = True
         self.fresh = True
@@ -200,11 +206,11 @@ class Tracker:
         name = cell.name
         if present:
             self._empty_since.pop(name, None)
-            if not self._present.get(name, False):
-                self._present[name] = True
-                self.last_change = t
-                return True
+            if not self._present.get(name, False) and name not in self._full_since:
+                self._full_since[name] = t
+                return True  # not believed yet: poll() will settle it
             return False
+        self._full_since.pop(name, None)
         if self._present.get(name, False) and name not in self._empty_since:
             self._empty_since[name] = t
             return True  # not believed yet: poll() will settle it
@@ -220,6 +226,12 @@ class Tracker:
                 self._sticky.pop(name, None)  # the cell is empty: no tag is hiding in it
                 self.last_change = max(self.last_change, since + self.presence_debounce)
                 changed = True
+        for name, since in list(self._full_since.items()):
+            if now - since >= self.presence_debounce:
+                del self._full_since[name]
+                self._present[name] = True
+                self.last_change = max(self.last_change, since + self.presence_debounce)
+                changed = True
         for sticky in self._sticky.values():
             for uid, until in list(sticky.items()):
                 if now >= until:
@@ -230,7 +242,8 @@ class Tracker:
 
     def next_deadline(self) -> float | None:
         """When :meth:`poll` next has something to decide (None: nothing pending)."""
-        times = [since + self.presence_debounce for since in self._empty_since.values()]
+        times = [since + self.presence_debounce for since in
+                 (*self._empty_since.values(), *self._full_since.values())]
         times += [until for sticky in self._sticky.values() for until in sticky.values()]
         return min(times, default=None)
 
