@@ -1,0 +1,237 @@
+"""What the referee does with a tournament, as functions from one value to the next.
+
+Each function takes a :class:`~pi_app.tournament.model.Tournament` and returns a new one, or
+raises :class:`~pi_app.tournament.model.TournamentError` with a sentence for the referee and
+changes nothing. The dashboard keeps the current value, saves it with
+:class:`~pi_app.tournament.store.TournamentStore` after each step, and shows the error text.
+
+The course of a round: :func:`pair_next_round` (Swiss for two-player games, seatings for
+Topple) -> :func:`assign_boards` (tables to stations) -> each station's result arrives through
+:func:`report_result` -> the referee checks it with :func:`confirm_result` (or enters a result
+with it where no station reported) -> the next round can be paired once every table is
+confirmed. Standings (:func:`pi_app.tournament.standings.standings`) count confirmed results only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+from pi_app.tournament.model import (
+    Game,
+    Pairing,
+    Player,
+    Result,
+    Round,
+    Tournament,
+    TournamentError,
+)
+from pi_app.tournament.seating import seat_topple
+from pi_app.tournament.swiss import pair_swiss
+
+#: The longest player name: it fits a dashboard cell and a station's screen (as on the station).
+NAME_MAX = 24
+#: The longest event name.
+EVENT_MAX = 80
+#: Ratings people use (Elo-like); anything else is a typing mistake.
+RATING_RANGE = range(0, 4000)
+#: A station's board id, as the MQTT topics allow it (pi_app/net/README.md).
+BOARD_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: A name must not start like a spreadsheet formula: the CSV export goes into spreadsheets.
+_FORMULA_START = ("=", "+", "-", "@")
+
+
+def _clean_name(name: str, what: str, longest: int) -> str:
+    name = name.strip() if isinstance(name, str) else ""
+    if not name:
+        raise TournamentError(f"the {what} is empty")
+    if len(name) > longest:
+        raise TournamentError(f"a {what} has at most {longest} characters; {name[:longest]!r}... "
+                              f"has {len(name)}")
+    if not name.isprintable():
+        raise TournamentError(f"the {what} {name!r} holds a control character")
+    if name.startswith(_FORMULA_START):
+        raise TournamentError(f"the {what} {name!r} starts with {name[0]!r}: spreadsheets would "
+                              "read it as a formula")
+    return name
+
+
+def new_tournament(event: str, game: str, *, seed: int = 0) -> Tournament:
+    """An event with no players yet. ``game`` is a record's game name: topple, manami, tactiki."""
+    try:
+        kind = Game(game)
+    except ValueError:
+        raise TournamentError(f"unknown game {game!r}: choose one of "
+                              f"{', '.join(g.value for g in Game)}") from None
+    return Tournament(_clean_name(event, "event name", EVENT_MAX), kind, seed=seed)
+
+
+def add_player(tournament: Tournament, name: str, rating: int | None = None) -> Tournament:
+    """One more entrant, numbered after the others. Late entries are allowed (no points for
+    the rounds they missed)."""
+    name = _clean_name(name, "player name", NAME_MAX)
+    if any(p.name.casefold() == name.casefold() for p in tournament.players):
+        raise TournamentError(f"{name!r} is already entered: give each player a different name")
+    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, int)
+                               or rating not in RATING_RANGE):
+        raise TournamentError(f"a rating is a whole number from {RATING_RANGE.start} to "
+                              f"{RATING_RANGE.stop - 1}, not {rating!r}")
+    player = Player(f"p{len(tournament.players) + 1}", name, rating)
+    return replace(tournament, players=(*tournament.players, player))
+
+
+def add_players(tournament: Tournament, names: Iterable[str]) -> Tournament:
+    """Several unrated entrants at once, in order."""
+    for name in names:
+        tournament = add_player(tournament, name)
+    return tournament
+
+
+def set_withdrawn(tournament: Tournament, player_id: str, withdrawn: bool = True) -> Tournament:
+    """Withdraw a player from the next pairings (or bring them back); their games stay."""
+    tournament.player(player_id)
+    players = tuple(replace(p, withdrawn=withdrawn) if p.id == player_id else p
+                    for p in tournament.players)
+    return replace(tournament, players=players)
+
+
+def pair_next_round(tournament: Tournament) -> Tournament:
+    """Pair (two-player games) or seat (Topple) the next round.
+
+    Refused while a table of the current round has no confirmed result, and when fewer than
+    two players are active.
+    """
+    current = tournament.current
+    if current is not None and not current.done:
+        waiting = ", ".join(str(p.table) for p in current.pairings if not p.done)
+        raise TournamentError(f"round {current.number} is not finished: table(s) {waiting} "
+                              "have no confirmed result")
+    if len(tournament.active()) < 2:
+        raise TournamentError("at least two active players are needed to pair a round")
+    pairings = pair_swiss(tournament) if tournament.game.two_player else seat_topple(tournament)
+    number = len(tournament.rounds) + 1
+    return replace(tournament, rounds=(*tournament.rounds, Round(number, pairings)))
+
+
+def _replace_pairing(tournament: Tournament, number: int, pairing: Pairing) -> Tournament:
+    rounds = tuple(
+        replace(rnd, pairings=tuple(pairing if p.table == pairing.table else p
+                                    for p in rnd.pairings)) if rnd.number == number else rnd
+        for rnd in tournament.rounds)
+    return replace(tournament, rounds=rounds)
+
+
+def _round(tournament: Tournament, number: int | None) -> Round:
+    if not tournament.rounds:
+        raise TournamentError("no round has been paired yet")
+    if number is None:
+        return tournament.rounds[-1]
+    for rnd in tournament.rounds:
+        if rnd.number == number:
+            return rnd
+    raise TournamentError(f"there is no round {number}")
+
+
+def assign_boards(tournament: Tournament, boards: Mapping[int, str] | Sequence[str],
+                  round_number: int | None = None) -> Tournament:
+    """Put tables on stations: ``{table: board_id}``, or a list of board ids for tables 1, 2...
+    in order (extra boards stay free). Defaults to the current round.
+
+    A board serves one table a round; a table that already has a result keeps its board.
+    """
+    if isinstance(boards, str):
+        raise TournamentError("give a list of board ids, or a board id for each table")
+    rnd = _round(tournament, round_number)
+    playing = [p.table for p in rnd.pairings if not p.bye]
+    if isinstance(boards, Mapping):
+        wanted = dict(boards)
+        unknown = sorted(set(wanted) - set(playing))
+        if unknown:
+            raise TournamentError(f"round {rnd.number} has no table {unknown[0]} to put on a board")
+    else:
+        wanted = dict(zip(playing, boards, strict=False))
+    for board in wanted.values():
+        if not isinstance(board, str) or not BOARD_ID.fullmatch(board):
+            raise TournamentError(f"{board!r} is not a board id (1-64 of A-Z a-z 0-9 _ . -)")
+    pairings = {p.table: p for p in rnd.pairings}
+    for table, board in wanted.items():
+        held = pairings[table].result
+        if held is not None and pairings[table].board != board:
+            raise TournamentError(f"table {table} already has a result from board "
+                                  f"{pairings[table].board}; it stays there")
+    final = {p.table: wanted.get(p.table, p.board) for p in rnd.pairings if not p.bye}
+    taken = [b for b in final.values() if b is not None]
+    twice = next((b for b in taken if taken.count(b) > 1), None)
+    if twice is not None:
+        raise TournamentError(f"board {twice} is given to two tables of round {rnd.number}")
+    for table, assigned in final.items():
+        tournament = _replace_pairing(tournament, rnd.number,
+                                      replace(pairings[table], board=assigned))
+    return tournament
+
+
+def _checked(pairing: Pairing, scores: Sequence[int], winners: Sequence[int]) -> tuple[
+        tuple[int, ...], tuple[int, ...]]:
+    seats = len(pairing.seats)
+    if len(scores) != seats or not all(isinstance(s, int) and not isinstance(s, bool)
+                                       for s in scores):
+        raise TournamentError(f"table {pairing.table} has {seats} players: give {seats} whole "
+                              f"scores, not {list(scores)!r}")
+    if not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < seats
+               for w in winners) or len(set(winners)) != len(winners):
+        raise TournamentError(f"the winners are seats 0 to {seats - 1}, each once, not "
+                              f"{list(winners)!r}")
+    return tuple(scores), tuple(sorted(winners))
+
+
+def report_result(tournament: Tournament, board: str, game_id: int, scores: Sequence[int],
+                  winners: Sequence[int]) -> Tournament:
+    """A station's result for the current round's table on ``board``, waiting for a referee.
+
+    ``scores`` and ``winners`` are in the station's player order, which is the table's seat
+    order (the dashboard starts the station's game with the names in seat order). A result
+    already confirmed is not replaced: the station's late word goes to the referee instead,
+    as a :class:`TournamentError`.
+    """
+    rnd = _round(tournament, None)
+    pairing = next((p for p in rnd.pairings if p.board == board and not p.bye), None)
+    if pairing is None:
+        raise TournamentError(f"board {board} has no table in round {rnd.number}")
+    if pairing.result is not None and pairing.result.confirmed:
+        raise TournamentError(f"table {pairing.table} already has a confirmed result "
+                              f"(by {pairing.result.confirmed_by}); board {board} reported game "
+                              f"{game_id} after it")
+    checked_scores, checked_winners = _checked(pairing, scores, winners)
+    result = Result(checked_scores, checked_winners, board=board, game_id=game_id)
+    return _replace_pairing(tournament, rnd.number, replace(pairing, result=result))
+
+
+def confirm_result(tournament: Tournament, table: int, referee: str, *,
+                   scores: Sequence[int] | None = None, winners: Sequence[int] | None = None,
+                   round_number: int | None = None) -> Tournament:
+    """The referee confirms a table's reported result as it is, or rules one (``scores`` and
+    ``winners`` in seat order): a correction, or a result where no station reported.
+
+    A confirmed result of an earlier round can be corrected too; the standings follow (a round
+    already paired is not re-paired).
+    """
+    referee = _clean_name(referee, "referee name", NAME_MAX)
+    rnd = _round(tournament, round_number)
+    pairing = rnd.table(table)
+    if pairing.bye:
+        raise TournamentError(f"table {table} of round {rnd.number} is a bye: nothing to confirm")
+    reported = pairing.result
+    if reported is None and (scores is None or winners is None):
+        raise TournamentError(f"table {table} has no reported result to confirm: give the scores "
+                              "and the winners")
+    if reported is None:
+        reported = Result((), (), board=pairing.board)
+    new_scores, new_winners = _checked(
+        pairing, reported.scores if scores is None else scores,
+        reported.winners if winners is None else winners)
+    corrected = (reported.corrected or reported.game_id is None
+                 or (new_scores, new_winners) != (reported.scores, reported.winners))
+    result = replace(reported, scores=new_scores, winners=new_winners, confirmed_by=referee,
+                     corrected=corrected)
+    return _replace_pairing(tournament, rnd.number, replace(pairing, result=result))
