@@ -138,3 +138,17 @@ def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
     accepted = [o for o in out if isinstance(o, MoveAccepted)]
     assert [a.text for a in accepted] == ["up1 Lokahi"]
     assert accepted[0].t <= t + rig.follower.settle_long + 0.3
+
+
+def test_a_move_that_waits_to_rest_is_taken_when_the_next_move_shows_it() -> None:
+    """Lokahi up one (also the first swap of an Up 2, so it waits 0.7 s of rest), and 0.45 s
+    later the next player swaps Akamai up one: the second swap starts from the line after the
+    first, so the first was finished. Both are taken, none is missed."""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
+                  ("put", "Nui", "s5"), gap=0.15, linger=0.3)
+    assert Rig.accepted(out) == []
+    out = rig.act(("lift", "Akamai", "s6"), ("lift", "Nui", "s5"), ("put", "Akamai", "s5"),
+                  ("put", "Nui", "s6"), gap=0.15, linger=1.0)
+    assert Rig.accepted(out) == ["up1 Lokahi", "up1 Akamai"]
+    assert Rig.guidance(out) == []

@@ -23,9 +23,10 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   explains from the new position, the last move is replaced (:class:`MoveRevised`).
 * ``settle_removal``: the same for a move that only takes pieces off the board (Topple's Toast),
   which a knocked piece held for a moment would fake. Players do not wait that long: the next
-  player reaches for a tiki within a second. So a removal whose picture held for ``settle`` is
-  also taken as soon as the board shows a legal move made from the position after it (the next
-  move starts from the line without the toasted tiki), and that move follows at once.
+  player reaches for a tiki within a second. So a move that waits to rest (a removal, the
+  middle of a longer move, a piece on a stack) whose picture held for ``settle`` is also taken
+  as soon as the board shows a legal move made from the position after it (the next move starts
+  from the line without the toasted tiki), and that move follows.
 * ``grace``: how long an unexplained picture may last before it is shown as a mismatch (hands
   are still moving; a knocked piece is put back).
 * ``settle_unexplained``: the same for a complete picture that nothing explains while every
@@ -188,9 +189,9 @@ class Follower:
         self._previous: tuple[Position, Option, float | None] | None = None
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
-        # A move that only lifts pieces off (a Toast) whose picture held for ``settle``, not
-        # taken yet, and the position after it (built when first needed).
-        self._removal: tuple[Option, Position | None] | None = None
+        # A move that waits to rest (a Toast, an Up 1 that may become an Up 2) whose picture
+        # held for ``settle``, not taken yet, and the position after it (built when needed).
+        self._held: tuple[Option, Position | None] | None = None
         self._follow_up = self._pending_follow_up()
 
     @property
@@ -238,7 +239,7 @@ class Follower:
         self._position = None
         self._prepared = False
         self._shown = None
-        self._removal = None
+        self._held = None
 
     def _decisions(self, now: float) -> list[Outcome]:
         """Decisions the sensors cannot see. When every legal move is one (Manami's
@@ -378,9 +379,9 @@ class Follower:
                 decision = Decision(Verdict.UNKNOWN)
         verdict = decision.verdict
         if verdict is not Verdict.SETTLING:
-            chained = self._after_removal(observation, verdict, quiet, now)
+            chained = self._after_held(observation, verdict, quiet, now)
             if chained or verdict is Verdict.UNCHANGED:
-                self._removal = None  # taken, or the lifted piece is back: no removal now
+                self._held = None  # taken, or the board is back as it was: no move now
             if chained:
                 return out + chained
         if verdict is Verdict.UNCHANGED:
@@ -406,9 +407,8 @@ class Follower:
             option = decision.options[0]
             if quiet >= self._rest_needed(option):
                 return out + self._accept(option, now, quiet, "settled")
-            if option.lifts_only and quiet >= self.settle and (
-                    self._removal is None or self._removal[0] is not option):
-                self._removal = (option, None)
+            if quiet >= self.settle and (self._held is None or self._held[0] is not option):
+                self._held = (option, None)
             return out
         if verdict is Verdict.AMBIGUOUS:
             if quiet >= self.settle:
@@ -480,21 +480,21 @@ class Follower:
                 return True
         return False
 
-    def _after_removal(self, observation: Observation, verdict: Verdict, quiet: float,
-                       now: float) -> list[Outcome]:
-        """Take the removal the board showed (``_removal``) when the picture now, which no
-        legal move of the position explains, is a legal move of the position after it: the
-        next player went on from the board without the lifted piece. Only a move that puts a
+    def _after_held(self, observation: Observation, verdict: Verdict, quiet: float,
+                    now: float) -> list[Outcome]:
+        """Take the move the board showed for ``settle`` (``_held``) when the picture now,
+        which no legal move of the position explains, is a legal move of the position after
+        it: the next player went on from the board the last one left. Only a move that puts a
         piece somewhere proves it (clear, or resting as long as it would have to): more pieces
         gone could be a knocked neighbour. A picture on the way to one of the position's own
         moves must also rest ``settle_long``: a hand may be half way."""
-        if self._removal is None or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
+        if self._held is None or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
             return []
-        option, after = self._removal
+        option, after = self._held
         if after is None:
             earlier = [self.state, *(s for s, _ in reversed(self.history[-TAKEBACK_DEPTH + 1:]))]
             after = Position.build(self.game, option.state, self.cells, earlier)
-            self._removal = (option, after)
+            self._held = (option, after)
         if verdict is Verdict.IN_PROGRESS and quiet < self.settle_long:
             return []
         decision = after.classify(observation)

@@ -14,7 +14,7 @@ pictures with engine views:
   ``presence_debounce`` seconds before the tracker believes it (a reed contact chatters when a
   piece slides over it, and an empty cell's contact may close for a moment on its own). The
   firmware reports a change after 20 ms of agreeing samples; this is the second stage, on the
-  host: at the 50 ms scan period, two more scans' worth. A flicker shorter than that changes
+  host (80 ms by default). A flicker shorter than that changes
   nothing, so it never restarts the board's stillness, and a tag read on an empty cell is not
   taken as a piece lying there until the contact has stayed closed that long.
 * **Ghosts.** A piece carried over a neighbouring cell may be read there, and the firmware
