@@ -20,8 +20,8 @@ answer whenever nobody there meets again. Otherwise a depth-first branch-and-bou
 filled from the next :data:`WINDOW` players in the ranking, fewest meetings first. It never does
 worse than the plain seating and it is exact for fields up to ``WINDOW + 1`` (12) players. Past
 :data:`BUDGET` table choices it keeps the best seating found and swaps players between tables
-while a swap lowers (meetings, spread); on 40 players over 7 rounds that leaves about one meeting
-again in 20 rounds' seatings (measured: docs/tournament.md).
+while a swap lowers (meetings, spread); on 40 players over 7 rounds that leaves a handful of
+meetings again, all in the last rounds (measured: docs/tournament.md).
 
 Seat order at each table rotates who moves first: seat 0 goes to the player who has moved first
 least often, then to whoever sat furthest from the first seat before, then to the higher-ranked.

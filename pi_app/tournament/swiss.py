@@ -17,7 +17,7 @@ breaks the first rule least, among those the second least, and so on:
    absolute colour preference.)
 4. **The bye** — with an odd number of active players, one bye per round, worth a win; only a
    player with the fewest byes can get it (so nobody gets a second bye while another active
-   player has none), and among those the lowest-ranked one for whom rules 1-3 still hold.
+   player has none), and among those the lowest-ranked one, unless that breaks rules 1-3 more.
 5. **Score groups** — players meet players on their own score; when someone has to float, the
    smallest gaps: the sum of the squared score differences of the pairs is minimal, so one
    float of 1 point is preferred to one of 2, and two of 1 point to one of 2.
