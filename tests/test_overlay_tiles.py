@@ -53,9 +53,11 @@ def test_tiles_cover_the_overlay_and_fit_the_paper(game: str, paper: str) -> Non
         if (r, c + 1) in by_place:
             right = by_place[(r, c + 1)]
             assert t.window[0] + t.window[2] - right.window[0] >= OVERLAP_MM - 1e-9
+            assert right.window[0] - t.window[0] >= 20  # each sheet adds real width
         if (r + 1, c) in by_place:
             below = by_place[(r + 1, c)]
             assert t.window[1] + t.window[3] - below.window[1] >= OVERLAP_MM - 1e-9
+            assert below.window[1] - t.window[1] >= 20
 
 
 def test_topple_needs_more_than_one_a3_sheet() -> None:

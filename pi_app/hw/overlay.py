@@ -146,8 +146,8 @@ def _grid(length: float, content: float) -> tuple[int, float]:
 
 def plan_tiles(width: float, height: float, paper: str) -> list[Tile]:
     """Tiles covering a ``width`` x ``height`` mm drawing, in the orientation needing fewest
-    sheets (then printing the least twice); neighbours share at least ``OVERLAP_MM``, and the
-    steps are spread evenly."""
+    sheets (then the narrowest shared strips: a sheet that repeats most of its neighbour helps
+    nobody); neighbours share at least ``OVERLAP_MM``, and the steps are spread evenly."""
     best: list[Tile] = []
     best_key = (math.inf, math.inf)
     pw, ph = PAPER_MM[paper]
@@ -168,7 +168,8 @@ def plan_tiles(width: float, height: float, paper: str) -> list[Tile]:
                           for x in _along(x0, w)}
                 tiles.append(Tile(r, c, rows, cols, paper, page, (x0, y0, w, h),
                                   tuple(sorted(marks))))
-        key = (len(tiles), sum(t.window[2] * t.window[3] for t in tiles) - width * height)
+        shared = max(cw - step_x if cols > 1 else 0.0, ch - step_y if rows > 1 else 0.0)
+        key = (len(tiles), shared)
         if key < best_key:
             best, best_key = tiles, key
     return best
