@@ -144,5 +144,5 @@ def test_udev_rule_names_the_pico() -> None:
 def test_bom_lists_every_game_and_the_key_parts() -> None:
     bom = (HARDWARE / "BOM.md").read_text()
     for word in ("MFRC522", "PN5180", "74HC165", "74HC154", "74HC4067", "74AHCT125",
-                 "WS2812B", "SSD1306", "BAT54", "Tiki Topple", "Manami", "TacTiki"):
+                 "WS2812B", "SSD1306", "74LVC1G125", "Tiki Topple", "Manami", "TacTiki"):
         assert word in bom, word
