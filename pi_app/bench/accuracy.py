@@ -1,6 +1,11 @@
 """Move inference on simulated noisy play: accuracy, decision time and settle cost, as JSON.
 
-Run ``python -m pi_app.bench.accuracy [--moves N] [--game NAME] [--seed S]``. Simulated hands play
+Run ``python -m pi_app.bench.accuracy [--moves N] [--game NAME] [--seed S] [--players P]``.
+``--players steady`` (the default) are the project's first simulated players: they wait until
+the station has settled after every move. ``--players varied`` keep real players' pace (the next
+move 0.5-4 s after the last came to rest, illegal attempts undone after 1-3 s), each table's
+hands drawn at random (fast or slow, sliding, hovering, knocking, fumbling) on sensors whose
+empty contacts chatter and close early. Simulated hands play
 whole games (slides across neighbours, hesitations, knocked pieces, reader misses, presence
 flicker, deliberate illegal moves, takebacks) through the real tracker, inference and follower.
 Reported per game:
@@ -16,7 +21,8 @@ Reported per game:
   moves accepted without a question: ``at once`` (a clear, finished move: target two scan
   periods), ``rested`` (clear, but a piece arrived on a stack, where a piece carried over it
   looks the same for a moment: the board's ``settle_min``) and ``settled`` (moves that are also
-  the middle of another move, or only lift pieces off, wait on purpose).
+  the middle of another move, or only lift pieces off, wait on purpose); ``p50`` and ``p95``
+  over all of them.
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ from pi_app.board.inference import Position
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.sim.hands import Noise
 from pi_app.sim.players import registry_for
-from pi_app.sim.table import Rates, SimTable, TableStats
+from pi_app.sim.table import Pace, Rates, SimTable, TableStats
+
+PLAYERS = ("steady", "varied")
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -44,7 +52,8 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[str, Any]:
+def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
+        players: str = "steady") -> dict[str, Any]:
     """Play games of ``game_name`` until ``moves`` moves were made; the figures."""
     game = get_game(game_name)
     geometry = load_geometry(game_name)
@@ -52,12 +61,23 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
     rng = random.Random(seed)
     total = TableStats()
     started = time.process_time()
+    carried = game_name != "topple"
     while total.moves_made < moves:
-        table = SimTable(game, geometry, registry, rng,
-                         noise=Noise.table(carried=game_name != "topple") if noisy
-                         else Noise.clean(),
-                         rates=Rates.table() if noisy else Rates(),
-                         miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0)
+        if players == "varied":
+            fast = rng.uniform(0.06, 0.3)
+            table = SimTable(game, geometry, registry, rng,
+                             noise=Noise.varied(rng, carried) if noisy else Noise.clean(),
+                             rates=Rates.table() if noisy else Rates(), pace=Pace(),
+                             hand_pace=(fast, fast + rng.uniform(0.1, 0.6)),
+                             miss=rng.uniform(0.0, 0.08) if noisy else 0.0,
+                             flicker=rng.uniform(0.0, 0.1) if noisy else 0.0,
+                             chatter=rng.uniform(0.0, 0.02) if noisy else 0.0,
+                             early=rng.uniform(0.0, 0.2) if noisy else 0.0)
+        else:
+            table = SimTable(game, geometry, registry, rng,
+                             noise=Noise.table(carried=carried) if noisy else Noise.clean(),
+                             rates=Rates.table() if noisy else Rates(),
+                             miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0)
         total.merge(table.play_game())
     cpu = time.process_time() - started
     builds: list[float] = []
@@ -77,6 +97,7 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
     settled = [x for x, how in pairs if how == "settled"]
     scan = geometry.scan_period
     return {
+        "players": players,
         "games": total.games,
         "moves_made": total.moves_made,
         "moves_accepted": total.moves_accepted,
@@ -99,6 +120,8 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True) -> dict[st
                               "p99": round(percentile(builds, 99) * 1000, 3)},
         "rest_to_accept_s": {
             "scan_period": scan,
+            "p50": round(percentile(total.accept_latency, 50), 3),
+            "p95": round(percentile(total.accept_latency, 95), 3),
             "settle_min": geometry.settle_min,
             "at_once_share": round(sum(1 for h in total.accept_how if h == "at once")
                                    / max(len(total.accept_how), 1), 3),
@@ -120,6 +143,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clean", action="store_true", help="no noise, no mischief")
+    parser.add_argument("--players", choices=PLAYERS, default="steady",
+                        help="steady: wait for the station after every move; varied: real pace")
     args = parser.parse_args(argv)
     figures = {}
     for name in args.game or GAME_NAMES:
@@ -127,8 +152,9 @@ def main(argv: list[str] | None = None) -> None:
             get_game(name)
         except ModuleNotFoundError:
             continue
-        figures[name] = run(name, args.moves, args.seed, noisy=not args.clean)
-    print(json.dumps({"benchmark": "accuracy", "noisy": not args.clean,
+        figures[name] = run(name, args.moves, args.seed, noisy=not args.clean,
+                            players=args.players)
+    print(json.dumps({"benchmark": "accuracy", "noisy": not args.clean, "players": args.players,
                       "machine": {"cpu": platform.processor() or platform.machine(),
                                   "python": platform.python_version()},
                       "figures": _no_nan(figures)}, indent=2, allow_nan=False))

@@ -485,9 +485,11 @@ class Follower:
         """Take the move the board showed for ``settle`` (``_held``) when the picture now,
         which no legal move of the position explains, is a legal move of the position after
         it: the next player went on from the board the last one left. Only a move that puts a
-        piece somewhere proves it (clear, or resting as long as it would have to): more pieces
-        gone could be a knocked neighbour. A picture on the way to one of the position's own
-        moves must also rest ``settle_long``: a hand may be half way."""
+        piece somewhere proves it (clear, or resting as long as it would have to). More pieces
+        gone do not, however long they rest: a second Toast looks just like a hand that lifted
+        the bottom tiki and the one above it for an Up 1 and hesitates. A picture on the way
+        to one of the position's own moves must also rest ``settle_long``: a hand may be half
+        way."""
         if self._held is None or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
             return []
         option, after = self._held

@@ -52,6 +52,7 @@ class Noise:
     swap_style: float = 0.0  # per move: go through the engine's waypoints (bubbling swaps)
     slide_dwell: tuple[float, float] = (0.05, 0.3)  # seconds on the neighbour when sliding
     hover: bool = False  # a slide carries the piece above the neighbour instead of along it
+    fumble: float = 0.0  # per move: another piece is picked up first and put back
 
     @classmethod
     def clean(cls) -> Noise:
@@ -65,6 +66,16 @@ class Noise:
         dwell = (0.02, 0.1) if carried else (0.05, 0.3)
         return cls(slide=0.15, hesitate=0.1, knock=0.05, swap_style=0.3, slide_dwell=dwell,
                    hover=carried)
+
+    @classmethod
+    def varied(cls, rng: random.Random, carried: bool = False) -> Noise:
+        """One player's hands, drawn at random: some slide or hover a lot, some knock or
+        fumble, some hesitate; none of them is the project's one steady player."""
+        dwell = (0.02, 0.15) if carried else (0.05, 0.3)
+        return cls(slide=rng.uniform(0.0, 0.35), hesitate=rng.uniform(0.0, 0.2),
+                   knock=rng.uniform(0.0, 0.1), swap_style=rng.uniform(0.0, 0.6),
+                   slide_dwell=dwell, hover=carried or rng.random() < 0.3,
+                   fumble=rng.uniform(0.0, 0.1))
 
 
 @dataclass
@@ -189,6 +200,8 @@ class Hands:
         hand: dict[str, str] = {}  # piece name in hand -> uid
         pending = moves
         self.rng.shuffle(pending)
+        if pending and self.noise.fumble and self.rng.random() < self.noise.fumble:
+            t = self._fumble(board, t, actions)
         while pending:
             leaving = {origin for origin, _, _ in pending if origin is not None}
             free = [m for m in pending if m[1] is None or m[1] not in leaving]
@@ -253,6 +266,18 @@ class Hands:
         t += self.rng.uniform(*self.noise.slide_dwell)
         t = self._emit(board, Action(t, uid, over, put=False, hover=hover), actions)
         return t + self.rng.uniform(0.02, 0.1)
+
+    def _fumble(self, board: PhysicalBoard, t: float, actions: list[Action]) -> float:
+        """The hand picks up the wrong piece first, holds it a moment and puts it back."""
+        occupied = [c for c, uids in board.cells.items()
+                    if uids and board.geometry.cell(c).kind == "cell"]
+        if not occupied:
+            return t
+        cell = self.rng.choice(occupied)
+        uid = board.cells[cell][-1]
+        t = self._emit(board, Action(t + self._gap(), uid, cell, put=False), actions)
+        t += self.rng.uniform(0.15, 0.6)
+        return self._emit(board, Action(t, uid, cell, put=True), actions)
 
     def _knock(self, board: PhysicalBoard, t: float, actions: list[Action]) -> float:
         """A piece is knocked off its cell, lies beside it a moment, and is put back."""

@@ -6,7 +6,10 @@ that reads it; a tag is reported gone only after ``absent_after`` scans in a row
 sensors are debounced for ``presence_debounce`` seconds. Noise on top: each tag of a stack may be
 missed by a scan (``miss``, more likely the higher the stack), and a presence contact may chatter
 (``flicker``) when a piece lands or leaves. A piece carried above a cell (``Action.hover``) is
-read there but leaves its presence sensor open.
+read there but leaves its presence sensor open. Rougher sensors: an empty cell's contact may
+close on its own for 10-40 ms, past the firmware's debounce (``chatter``, per scan of a reader),
+and a contact may close a few millimetres early, 20-60 ms before a piece set down slowly lands
+or while one is carried just above it (``early``, per piece landing or carried over).
 
 Scanning only happens while something is going on (from an action until ``quiet_after`` seconds
 after it, and on until every reader reports what lies on its cell): the model skips idle
@@ -34,6 +37,8 @@ class SensorModel:
     flicker: float = 0.0
     absent_after: int = 3
     presence_debounce: float = 0.02
+    chatter: float = 0.0
+    early: float = 0.0
     quiet_after: float = 0.6
     cells: dict[str, list[str]] = field(default_factory=dict)
     _reported: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -83,9 +88,20 @@ class SensorModel:
             if self._readers:
                 self._scan(self._readers[slot % len(self._readers)], t, events)
                 slot += 1
+            if self.chatter and self.rng.random() < self.chatter:
+                self._chatter(t, events)
             t += step
         events.sort(key=lambda e: e.t)
         return events
+
+    def _chatter(self, t: float, events: list[SensorEvent]) -> None:
+        """An empty cell's contact closes for a moment, nothing on it."""
+        empty = [c.presence for c in self._sensors
+                 if c.presence is not None and not resting(self.cells[c.name], self._hovering)]
+        if empty:
+            sensor = self.rng.choice(empty)
+            events.append(PresenceChanged(t, sensor, True))
+            events.append(PresenceChanged(t + self.rng.uniform(0.01, 0.04), sensor, False))
 
     def _converged(self) -> bool:
         """Every reader reports exactly what lies on its cell (scanning may stop)."""
@@ -104,9 +120,16 @@ class SensorModel:
         apply_action(self.cells, self._hovering, action)
         after = resting(stack, self._hovering)
         cell = self.geometry.cell(action.cell)
+        if cell.presence is not None and action.hover and action.put and not before and \
+                self.early and self.rng.random() < self.early:  # carried above: closes a moment
+            t = action.t + self.presence_debounce
+            events.append(PresenceChanged(t, cell.presence, True))
+            events.append(PresenceChanged(t + self.rng.uniform(0.02, 0.06), cell.presence, False))
         if cell.presence is None or before == after:
             return
         t = action.t + self.presence_debounce
+        if after and action.put and self.early and self.rng.random() < self.early:  # slowly
+            t = max(action.t - self.rng.uniform(0.02, 0.06), 0.0)
         if self.rng.random() < self.flicker:  # the contact chatters past the debounce
             events.append(PresenceChanged(t, cell.presence, after))
             events.append(PresenceChanged(t + 0.01, cell.presence, before))

@@ -11,6 +11,13 @@ Every intended move is checked against what the follower accepted, so the run co
 moves (accepted, never made), missed moves (made, never accepted), illegal moves reported,
 mismatches raised and resolved, and the time each took. The accuracy script and the soak are
 this class run long; the tests run it short.
+
+By default the players are steady: after each move they wait until the station has long
+settled. With a :class:`Pace` they keep real players' pace instead: the next move starts
+0.5-4 s after the last piece of the move before came to rest, whether the station has taken
+that move yet or not, and an illegal attempt is undone by the player after 1-3 s, reported or
+not. Moves made in a row are judged together once the players stop (a question, a mismatch,
+a takeback, an illegal attempt, the end of a round): every one of them must be in the record.
 """
 
 from __future__ import annotations
@@ -78,6 +85,16 @@ class TableStats:
                 self.longest_recovery = max(mine, value)
             else:
                 setattr(self, name, mine + value)
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Real players' pace (seconds)."""
+
+    between: tuple[float, float] = (0.5, 4.0)
+    """From the last piece of one move at rest to the first touch of the next."""
+    undo_illegal: tuple[float, float] = (1.0, 3.0)
+    """How long an illegal attempt lies on the board before its player undoes it."""
 
 
 @dataclass
@@ -183,16 +200,23 @@ class SimTable:
                  rng: random.Random, *, noise: Noise | None = None, rates: Rates | None = None,
                  miss: float = 0.0, flicker: float = 0.0, scan_period: float | None = None,
                  state: Any = None, listener: Listener | None = None,
-                 referee: Referee | None = None, sensors: Sensors | None = None) -> None:
+                 referee: Referee | None = None, sensors: Sensors | None = None,
+                 pace: Pace | None = None, hand_pace: tuple[float, float] | None = None,
+                 chatter: float = 0.0, early: float = 0.0) -> None:
         self.game = game
         self.rng = rng
         self.rates = rates or Rates()
         self.state = state if state is not None else game.new_game(rng)
         self.board = PhysicalBoard(geometry, registry)
-        self.hands = Hands(rng, noise)
+        self.hands = Hands(rng, noise) if hand_pace is None else Hands(rng, noise, pace=hand_pace)
         self.sensors: Sensors = sensors or SensorModel(
             geometry, rng, miss=miss, flicker=flicker,
-            scan_period=scan_period or geometry.scan_period)
+            scan_period=scan_period or geometry.scan_period, chatter=chatter, early=early)
+        self.pace = pace
+        # Moves made in a row at pace, not judged yet: (intended state, state before, index
+        # into ``accepted`` when it was made, time its last piece came to rest).
+        self._chain: list[tuple[Any, Any, int, float]] = []
+        self._chain_history = 0  # length of the referee's history when the row began
         self.referee: Referee = referee or FollowerReferee(
             Follower(game, self.state, geometry, registry))
         self.stats = TableStats()
@@ -210,13 +234,15 @@ class SimTable:
         return self.referee.follower
 
     # -- the clock and the wire ------------------------------------------------------------------
-    def _deliver(self, events: Iterable[HwEvent]) -> None:
-        """Feed events in time order, ticking the follower at its deadlines in between."""
+    def _deliver(self, events: Iterable[HwEvent], linger: float | None = None) -> None:
+        """Feed events in time order, ticking the follower at its deadlines in between, and
+        on for ``linger`` seconds after the last (None: until everything has settled)."""
         for event in events:
             self._tick_until(event.t)
             self.now = max(self.now, event.t)
             self._take(event, partial(self.referee.feed, event, self.now))
-        self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
+        self._tick_until(self.now + (2.5 * self.follower.grace + 0.5 if linger is None
+                                     else linger))
 
     def _tick_until(self, until: float) -> None:
         while True:
@@ -273,15 +299,38 @@ class SimTable:
 
     # -- players ---------------------------------------------------------------------------------
     def _move_by_hand(self, target: Mapping[str, tuple[str, ...]],
-                      waypoints: list[Mapping[str, tuple[str, ...]]] | None = None) -> float:
-        start = self.now + self.rng.uniform(0.5, 2.0)
+                      waypoints: list[Mapping[str, tuple[str, ...]]] | None = None,
+                      linger: float | None = None) -> float:
+        """Change the board by hand; ``linger`` as for :meth:`_deliver` (a player at pace
+        starts at once: the pause before was already waited)."""
+        start = self.now + (self.rng.uniform(0.5, 2.0) if linger is None else 0.0)
         actions, rest = self.hands.change(self.board, target, start, waypoints or [])
-        self._deliver(self.sensors.run(actions))
+        if linger is None:
+            self._deliver(self.sensors.run(actions))
+        else:
+            self._deliver(self.sensors.run(actions), 0.0)
+            self._tick_until(max(self.now, rest + linger))
         return rest
+
+    @property
+    def believed(self) -> Any:
+        """The position the players have made (the station may not have taken it all yet)."""
+        return self._forced(self._chain[-1][0])[0] if self._chain else self.referee.state
 
     def play_move(self, move: Any) -> None:
         """Make ``move`` by hand and see it through: questions answered, follow-ups tidied."""
-        game, state = self.game, self.referee.state
+        game = self.game
+        if self.pace is not None and \
+                game.placement_view(self.believed, move) != game.expected_view(self.believed):
+            self._play_at_pace(move)
+            return
+        planned = self.believed
+        self.end_row()
+        state = self.referee.state
+        if not self._same(state, planned):  # the station missed one: go on from its position
+            if game.is_over(state) or game.to_move(state) is None:
+                return
+            move = game.random_move(state, self.rng)
         intended = game.apply(state, move)
         self.stats.moves_made += 1
         before = len(self.accepted)
@@ -305,6 +354,78 @@ class SimTable:
                 self.stats.accept_how.append(self.accepted[before].how)
         self._settle_back()
         self._judge(intended, before)
+
+    def _play_at_pace(self, move: Any) -> None:
+        """Make ``move`` at real players' pace: the next player goes on 0.5-4 s after its last
+        piece came to rest, unless a question or a mismatch stops them."""
+        assert self.pace is not None
+        game, state = self.game, self.believed
+        if not self._chain:
+            self._chain_history = len(self.referee.history)
+        intended = game.apply(state, move)
+        self.stats.moves_made += 1
+        placement = game.placement_view(state, move)
+        waypoints: list[Mapping[str, tuple[str, ...]]] = []
+        if self.rng.random() < self.hands.noise.swap_style:
+            total = sum(len(v) for v in placement.values())
+            waypoints = [v for v in game.transit_views(state, move)
+                         if sum(len(p) for p in v.values()) == total]
+        before = len(self.accepted)
+        gap = self.rng.uniform(*self.pace.between)
+        rest = self._move_by_hand(placement, waypoints, linger=min(gap, 0.6))
+        if self._same(self.referee.state, state):  # (a question about an earlier move waits)
+            self._answer(intended, move)
+        final = game.expected_view(intended)
+        if final != placement:  # the follow-up the rules demand
+            rest = self._move_by_hand(final, linger=min(gap, 0.6))
+        self._chain.append((intended, state, before, rest))
+        self._tick_until(rest + gap)
+        if self._open_prompt() is not None or self._last_guidance() is not None:
+            self.end_row()  # the players stop for the question or the mismatch
+
+    def end_row(self) -> None:
+        """The players stop: let the station settle, then judge the moves made in a row."""
+        if not self._chain:
+            return
+        self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
+        chain, self._chain = self._chain, []
+        last = chain[-1][0]
+        for _ in range(len(chain) + 2):  # questions, answered for the move they are about
+            asked = next((e for e in chain if self._same(e[1], self.referee.state)), None)
+            if self._open_prompt() is None or asked is None:
+                break
+            self._answer(asked[0], self._move_between(asked[1], asked[0]))
+            self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
+        expected: list[Any] = []
+        for intended, _, _, _ in chain:
+            expected.append(intended)
+            state = intended
+            for _ in range(self._forced(intended)[1]):
+                state = self.game.apply(state, self.game.legal_moves(state)[0])
+                expected.append(state)
+        history = self.referee.history[self._chain_history:]
+        reached = [s for s, _ in history[1:]] + ([self.referee.state] if history else [])
+        for intended, _, before, rest in chain:
+            if any(self._same(r, intended) for r in reached):
+                self.stats.moves_accepted += 1
+                taken = next((a for a in self.accepted[before:]
+                              if self._same(a.state, intended)), None)
+                if taken is not None and taken.how in ("at once", "rested", "settled"):
+                    self.stats.accept_latency.append(max(taken.t - rest, 0.0))
+                    self.stats.accept_how.append(taken.how)
+            else:
+                self.stats.missed += 1
+        self.stats.phantom += sum(1 for r in reached
+                                  if not any(self._same(r, e) for e in expected))
+        final, _ = self._forced(last)
+        if not self._same(self.referee.state, final):
+            self.referee.reset(final, [*self.referee.history])  # keep the run going
+        self._settle_back()
+
+    def _move_between(self, before: Any, after: Any) -> Any:
+        """A legal move from ``before`` that reaches ``after`` (the one the player made)."""
+        return next(m for m in self.game.legal_moves(before)
+                    if self._same(self.game.apply(before, m), after))
 
     def _answer(self, intended: Any, move: Any) -> None:
         """Answer an open question the way the player who moved would."""
@@ -426,9 +547,15 @@ class SimTable:
         before = len(self.outcomes)
         state_before = self.referee.state
         history_before = list(self.referee.history)
-        self._move_by_hand({c: tuple(p) for c, p in trial.items()})
+        if self.pace is None:
+            self._move_by_hand({c: tuple(p) for c, p in trial.items()})
+        else:  # the player sees nothing happen (or the LEDs) and undoes it soon
+            self._move_by_hand({c: tuple(p) for c, p in trial.items()},
+                               linger=self.rng.uniform(*self.pace.undo_illegal))
         if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
             self.stats.illegal_reported += 1
+        if self.pace is not None:
+            self._move_by_hand(self.game.expected_view(state_before))
         self._settle_back()
         if not self._same(self.referee.state, state_before):
             # The illegal placement was taken for a move (or a revision of the last one):
@@ -462,7 +589,10 @@ class SimTable:
         """Play to the end with random legal moves and the configured mischief."""
         game = self.game
         for _ in range(max_decisions):
-            state = self.referee.state
+            state = self.believed
+            if game.is_over(state) or game.to_move(state) is None:
+                self.end_row()
+                state = self.referee.state
             if game.is_over(state):
                 break
             if game.to_move(state) is None:  # between Topple rounds: deal and set up
@@ -470,11 +600,14 @@ class SimTable:
                 continue
             roll = self.rng.random()
             if roll < self.rates.illegal:
+                self.end_row()
                 self.play_illegal()
             elif roll < self.rates.illegal + self.rates.takeback:
+                self.end_row()
                 self.play_takeback()
             else:
                 self.play_move(game.random_move(state, self.rng))
+        self.end_row()
         self.stats.games += 1
         return self.stats
 
