@@ -80,6 +80,35 @@ def player_rows(players: list[Any], scores: list[Any], to_move: Any) -> str:
     return "".join(rows)
 
 
+def result_words(players: list[Any], game: dict[str, Any]) -> str:
+    """A past game's outcome for the list: the winners by name, a draw, or how it ended."""
+    result = game.get("result")
+    if not isinstance(result, dict):
+        return str(game.get("state") or "")
+    winners = result.get("winners")
+    if not isinstance(winners, list):
+        return "finished"
+    if not winners:
+        return "draw"
+    return "won: " + ", ".join(person(players, w) for w in winners if isinstance(w, int))
+
+
+def game_rows(games: list[dict[str, Any]]) -> str:
+    """The station's games as table rows, each with its record's download link."""
+    rows = []
+    for game in games:
+        players = list(game.get("players") or [])
+        names = ", ".join(str(p) for p in players)
+        link = f"/games/{int(game['id'])}/record.json"
+        label = "public record" if game.get("state") == "in play" else "record"
+        rows.append(f"<tr><td>{int(game['id'])}</td><td>{escape(str(game.get('game')))}</td>"
+                    f"<td>{escape(names)}</td><td>{escape(result_words(players, game))}</td>"
+                    f"<td>{escape(str(game.get('date')))}</td>"
+                    f"<td>{escape(str(game.get('moves')))}</td>"
+                    f'<td><a href="{link}" download>{label}</a></td></tr>')
+    return "".join(rows)
+
+
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0;background:#fbf7ef;color:#222}
 header{display:flex;gap:1em;align-items:center;padding:.5em 1em;background:#5d4037;color:#fff}
@@ -97,6 +126,14 @@ ol.moves{max-height:22em;overflow-y:auto;padding-left:3em;font-family:monospace}
 .grid td a{font-weight:bold}.warn{color:#c62828}.muted{color:#777}
 form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}
 #result{min-height:1.2em}
+svg .ghost{animation:ghost 1.6s ease-in-out infinite alternate}
+@keyframes ghost{from{opacity:.45}to{opacity:1}}
+#address figure{margin:0;text-align:center}#address svg{width:9em;height:auto}
+#address figcaption{font-family:monospace;font-size:.85em;word-break:break-all}
+#games-table{font-size:.9em}#past{flex-basis:100%}
+.scroll{overflow-x:auto;max-width:100%}
+@media (max-width:40em){main{padding:.5em;gap:1em}section{min-width:0;width:100%}
+.picture svg{width:100%}}
 """
 
 STATION_HTML = """<!doctype html>
@@ -111,6 +148,7 @@ STATION_HTML = """<!doctype html>
 <section>
 <table id="players">{{{players}}}</table>
 <p id="waiting">{{waiting}}</p>
+<p id="island">{{island}}</p>
 <ul id="guidance">{{{guidance}}}</ul>
 <h2>Moves</h2><ol id="moves" class="moves">{{{moves}}}</ol>
 </section>
@@ -126,6 +164,12 @@ STATION_HTML = """<!doctype html>
 <form id="override-form"><input id="override-text" placeholder="legal move, e.g. up1 Nani">
 <button type="submit" id="override">Override last move</button></form>
 <p id="result" role="status"></p>
+</section>
+<section id="address"><h2>This page</h2><figure>{{{qr}}}
+<figcaption id="address-text">{{address}}</figcaption></figure></section>
+<section id="past"><h2>Past games</h2><div class="scroll"><table id="games-table">
+<thead><tr><th>#</th><th>Game</th><th>Players</th><th>Result</th><th>Date (UTC)</th>
+<th>Moves</th><th></th></tr></thead><tbody id="games">{{{games}}}</tbody></table></div>
 </section></main>
 <script type="application/json" id="initial">{{{initial}}}</script>
 <script src="/static/station.js"></script></body></html>
@@ -198,6 +242,39 @@ function waiting(s) {
   }
   return "";
 }
+function islandText(s) {
+  const i = s.island;
+  return i ? "Fruit in the supply: " + i.supply + " \u00b7 spoiled: " + i.spoiled : "";
+}
+function resultWords(g) {
+  const r = g.result;
+  if (!r || typeof r !== "object") return g.state || "";
+  if (!Array.isArray(r.winners)) return "finished";
+  if (!r.winners.length) return "draw";
+  return "won: " + r.winners.map((w) => person(g.players, w)).join(", ");
+}
+function gameRow(g) {
+  const tr = el("tr");
+  const link = el("a", g.state === "in play" ? "public record" : "record");
+  link.href = "/games/" + Number(g.id) + "/record.json";
+  link.setAttribute("download", "");
+  const cell = el("td");
+  cell.append(link);
+  tr.append(el("td", g.id), el("td", g.game), el("td", (g.players || []).join(", ")),
+            el("td", resultWords(g)), el("td", g.date), el("td", g.moves), cell);
+  return tr;
+}
+let listed = null;
+async function pastGames(s) {
+  // The list changes when a game starts or ends: fetch it then, not on every move.
+  const key = String(s.game_id) + "/" + String(s.status === "over");
+  if (key === listed) return;
+  listed = key;
+  try {
+    const response = await fetch("/games", {cache: "no-store"});
+    if (response.ok) fill("games", (await response.json()).map(gameRow));
+  } catch (e) { listed = null; }
+}
 function show(data) {
   const s = data.snapshot || {};
   setBadge("status", s.status || "idle");
@@ -205,9 +282,17 @@ function show(data) {
   setSvg("picture", data.svg);
   fill("players", playerRows(s.players, s.scores, s.to_move));
   document.getElementById("waiting").textContent = waiting(s);
+  document.getElementById("island").textContent = islandText(s);
   fill("guidance", (s.guidance || []).map((g) => el("li", g)));
+  const moves = document.getElementById("moves");
+  const following = moves.scrollHeight - moves.scrollTop - moves.clientHeight < 40 ||
+    moves.children.length !== (s.moves || []).length;
   fill("moves", (s.moves || []).map((m) => el("li", m)));
+  // The list follows the latest move: a new one (or one taken back) scrolls it to the end;
+  // a reader who scrolled back is left there until the list changes.
+  if (following) moves.scrollTop = moves.scrollHeight;
   document.body.dataset.seq = String(s.seq || 0);
+  pastGames(s);
 }
 async function act(name, args) {
   const out = document.getElementById("result");

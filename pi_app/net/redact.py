@@ -61,6 +61,29 @@ def _view(game: Engine | None, value: Any) -> Any:
                              else [] for cell, pieces in value.items()})
 
 
+def _marks(game: Engine | None, value: Any) -> Any:
+    """The guidance's fixes as the picture marks them: what to do (a station word), where
+    (cell names of the board) and which piece, named as the public view names it."""
+    if game is None or not isinstance(value, list):
+        return HIDDEN
+    out = []
+    for mark in value:
+        if not isinstance(mark, dict):
+            continue
+        out.append({"kind": str(mark.get("kind")), "cell": str(mark.get("cell")),
+                    "to": None if mark.get("to") is None else str(mark.get("to")),
+                    "piece": game.public_piece(str(mark.get("piece")))})
+    return out
+
+
+def _numbers(_game: Engine | None, value: Any) -> Any:
+    """Cell -> a number (Manami's village values: printed on the tiles, open to all)."""
+    if not isinstance(value, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+        return HIDDEN
+    return {str(cell): v for cell, v in value.items()}
+
+
 def _record(game: Engine | None, value: Any) -> Any:
     return game.public_record(value) if game is not None and isinstance(value, dict) else HIDDEN
 
@@ -124,7 +147,8 @@ SNAPSHOT_FIELDS: dict[str, Shape] = {
     **{key: _plain for key in ("board", "game", "title", "game_id", "status", "to_move",
                                "seq", "updated", "notice")},
     "players": _plain, "scores": _plain, "winners": _plain,
-    "moves": _texts, "view": _view, "guidance": _texts,
+    "moves": _texts, "view": _view, "guidance": _texts, "marks": _marks,
+    "island": _nested({"villages": _numbers, "supply": _plain, "spoiled": _plain}),
     "prompt": _nested({"kind": _plain, "options": _texts, "selected": _plain}),
 }
 

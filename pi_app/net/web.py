@@ -22,6 +22,9 @@ Routes:
 ``GET /api/state``     the public snapshot and the board SVG, as JSON
 ``GET /api/stream``    server-sent events: ``status`` with the same JSON on every change
 ``GET /board.svg``     the board picture
+``GET /games``         the station's games, newest first (:mod:`pi_app.net.archive`)
+``GET /games/N/record.json``  game N's record as ``tikiboard export`` writes it; the game
+                       still in play only as its public record
 ``POST /api/action/N`` ``undo``, ``new_game`` (``{"game", "players"}``), ``override``
                        (``{"text"}``): needs ``Authorization: Bearer PIN`` (or ``X-Station-Token``)
 =====================  ===========================================================================
@@ -49,6 +52,7 @@ import errno
 import json
 import logging
 import socket
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -61,12 +65,15 @@ from pi_app.board.geometry import Geometry
 from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
 from pi_app.net import pages
+from pi_app.net.archive import GameArchive
 from pi_app.net.auth import Brake, same
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
 from pi_app.net.redact import public_snapshot
 from pi_app.net.svg import board_svg
 from pi_app.referee.config import Config as StationConfig
 from pi_app.referee.feed import ActionError, StationFeed
+from pi_app.referee.qr import qr_code
+from pi_app.referee.store import EventStore, StoreError
 
 ASGIApp = Callable[[MutableMapping[str, Any], Callable[[], Awaitable[Any]],
                     Callable[[MutableMapping[str, Any]], Awaitable[None]]], Awaitable[None]]
@@ -132,9 +139,55 @@ def client_of(request: Request) -> str:
 def station_view_of(snapshot: JSON, geometry: Geometry | None = None) -> JSON:
     """What the page shows: the public snapshot and its picture."""
     public = public_snapshot(snapshot)
+    island = public.get("island") or {}
     return {"snapshot": public,
             "svg": board_svg(str(public.get("game") or ""), public.get("view") or {},
-                             geometry=geometry)}
+                             geometry=geometry, marks=public.get("marks"),
+                             values=island.get("villages"))}
+
+
+def island_text(snapshot: JSON) -> str:
+    """Manami's fruit supply, in words (the village values are on the picture's tiles)."""
+    island = snapshot.get("island")
+    if not isinstance(island, dict):
+        return ""
+    return f"Fruit in the supply: {island.get('supply')} · spoiled: {island.get('spoiled')}"
+
+
+def page_address(config: StationConfig) -> str:
+    """The page's address as people on the venue's network type it: ``[web] public_url`` when
+    set; else the bound address when the page listens on one; else (it listens on every
+    address) the machine's first non-loopback IPv4 address; else the bound host."""
+    if config.web.public_url:
+        return config.web.public_url
+    host = config.web.host
+    if host in ("", "0.0.0.0", "::"):
+        host = lan_address() or host or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{config.web.port}/"
+
+
+def lan_address() -> str | None:
+    """The machine's first non-loopback IPv4 address: the one its default route leaves from
+    (a UDP socket "connected" sends nothing), else one its host name resolves to."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        udp.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
+        address = str(udp.getsockname()[0])
+        if not address.startswith("127.") and address != "0.0.0.0":
+            return address
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            address = str(info[4][0])
+            if not address.startswith("127."):
+                return address
+    return None
+
+
+def qr_svg(url: str) -> str:
+    """The page address as an inline ``<svg>`` QR code (segno; no script, no external file)."""
+    return str(qr_code(url).svg_inline(scale=4, border=2, dark="#222", light="#fff",
+                               title=f"QR code: {url}"))
 
 
 def waiting_text(snapshot: JSON) -> str:
@@ -245,12 +298,15 @@ class HeldStream(StreamingResponse):
 
 def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | None = None,
                        geometry: Geometry | None = None, streams: StreamCap | None = None,
-                       max_body: int = DEFAULT_MAX_BODY) -> Starlette:
+                       max_body: int = DEFAULT_MAX_BODY, archive: GameArchive | None = None,
+                       address: str = "") -> Starlette:
     """The station's page over ``feed``; actions need ``token`` (the station's PIN).
 
     ``geometry``: the station's own board file, for the picture (default: the shipped one).
     ``streams``: how many live streams a client and all clients may hold (default
     :class:`StreamCap`'s). ``max_body``: the largest request body accepted, in bytes.
+    ``archive``: the station's game database, for past games (None: the page lists none).
+    ``address``: the page's own address, shown as a QR code (empty: none shown).
     ``app.state.streams`` (:class:`LiveStreams`) ends them all when the server stops.
     """
     brake = brake or Brake()
@@ -267,9 +323,21 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
             last[:] = [snapshot, sse("status", station_view(snapshot))]
         return str(last[1])
 
+    qr = qr_svg(address) if address else ""
+
+    async def past_games() -> list[JSON]:
+        if archive is None:
+            return []
+        try:
+            return await archive.games_async()
+        except (StoreError, sqlite3.Error) as exc:
+            log.warning("the page cannot list past games: %s", exc)
+            return []
+
     async def index(_request: Request) -> Response:
         view = station_view(feed.snapshot)
         snap = view["snapshot"]
+        games = await past_games()
         options = pages.game_options(feed.games or GAME_NAMES, str(snap.get("game") or ""))
         html = pages.render(
             pages.STATION_HTML, board=feed.board, status=snap.get("status", "idle"),
@@ -278,6 +346,7 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
                                       list(snap.get("scores") or []), snap.get("to_move")),
             waiting=waiting_text(snap), guidance=pages.items(list(snap.get("guidance") or [])),
             moves=pages.items(list(snap.get("moves") or [])), game_options=options,
+            island=island_text(snap), games=pages.game_rows(games), qr=qr, address=address,
             initial=pages.json_for_script(view))
         return HTMLResponse(html)
 
@@ -286,6 +355,25 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
 
     async def svg(_request: Request) -> Response:
         return Response(station_view(feed.snapshot)["svg"], media_type="image/svg+xml")
+
+    async def games_list(_request: Request) -> Response:
+        return JSONResponse(await past_games(), headers={"cache-control": "no-store"})
+
+    async def game_record(request: Request) -> Response:
+        game_id = int(request.path_params["game_id"])
+        if archive is None:
+            return JSONResponse({"error": "this station keeps no games"}, status_code=404)
+        try:
+            record = await archive.record_async(game_id)
+        except KeyError:
+            return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        except (StoreError, sqlite3.Error) as exc:
+            return JSONResponse({"error": f"game {game_id} cannot be read: {exc}"},
+                                status_code=503)
+        name = f"{feed.board}-game-{game_id}.json".replace('"', "")
+        return Response(json.dumps(record, indent=1) + "\n", media_type="application/json",
+                        headers={"content-disposition": f'attachment; filename="{name}"',
+                                 "cache-control": "no-store"})
 
     async def stream(request: Request) -> Response:
         who = client_of(request)
@@ -356,7 +444,8 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         return JSONResponse({"ok": True, "result": result})
 
     routes = [Route("/", index), Route("/api/state", state), Route("/board.svg", svg),
-              Route("/api/stream", stream),
+              Route("/api/stream", stream), Route("/games", games_list),
+              Route("/games/{game_id:int}/record.json", game_record),
               Route("/api/action/{name}", action, methods=["POST"]), *static_routes()]
     app = Starlette(routes=routes)
     app.add_middleware(BodyLimit, max_bytes=max_body)
@@ -502,14 +591,19 @@ def _say(notice: Callable[[str], None] | None, text: str) -> None:
 def start_station_server(feed: StationFeed, geometry: Geometry | None,
                          config: StationConfig, *,
                          notice: Callable[[str], None] | None = None,
-                         retry: float = BIND_RETRY_S) -> asyncio.Task[None]:
+                         retry: float = BIND_RETRY_S,
+                         store: EventStore | None = None) -> asyncio.Task[None]:
     """The daemon's one call: serve the page on ``[web] host``/``port`` with ``[web] token``.
 
     Runs as a task on the daemon's loop (call it from inside the loop); cancel it, and await
     it, to stop cleanly. ``notice``: told why the page is off ("" when it is up), see
-    :func:`run_page`.
+    :func:`run_page`. ``store``: the station's game database, for its past games (read on
+    a connection of the page's own, see :mod:`pi_app.net.archive`).
     """
-    app = create_station_app(feed, token=config.web.token or None, geometry=geometry)
+    archive = None if store is None or str(store.path) == ":memory:" \
+        else GameArchive(store.path)
+    app = create_station_app(feed, token=config.web.token or None, geometry=geometry,
+                             archive=archive, address=page_address(config))
     return asyncio.get_running_loop().create_task(
         run_page(app, config.web.host, config.web.port, notice=notice, retry=retry),
         name="station-web")

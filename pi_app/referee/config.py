@@ -152,6 +152,8 @@ class Web:
     host: str = "127.0.0.1"
     port: int = 8080
     token: str = ""
+    public_url: str = ""
+    """The page's address as shown to people (the QR code); empty: found from the network."""
 
 
 @dataclass(frozen=True)

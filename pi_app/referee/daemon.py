@@ -375,7 +375,8 @@ def _start_network(config: Config, station: Station, store: EventStore) -> list[
             from pi_app.net import web
 
             tasks.append(web.start_station_server(station.feed, station.geometry, config,
-                                                  notice=notice))
+                                                  notice=notice, store=store))
+            station.page_url = web.page_address(config)  # the game-over screen's QR code
         except Exception:
             log.exception("the station's web page could not start")
     if config.mqtt.enabled:

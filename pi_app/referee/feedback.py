@@ -202,6 +202,9 @@ class Scene:
     setting it aside (what is wrong and what would be kept); it takes the whole screen, and
     ``confirming`` says the first OK was pressed."""
     confirming: bool = False
+    page_url: str = ""
+    """The station page's address: the game-over screen shows it as a QR code (empty: no
+    page)."""
 
     def __post_init__(self) -> None:
         if self.phase not in PHASES:
@@ -662,6 +665,26 @@ def _menu(c: _Canvas, scene: Scene) -> None:
     c.keys((("OK", "start"), ("MENU", "next")))
 
 
+def _qr(c: _Canvas, url: str) -> int:
+    """Draw ``url``'s QR code (:mod:`pi_app.referee.qr`) in the screen's bottom-right corner,
+    dark modules unlit on a lit quiet zone that joins the lit header bar; returns its width.
+    Two pixels a module when it fits under the header (a version-2 code does), else one."""
+    from pi_app.referee.qr import qr_code
+
+    matrix = [list(row) for row in qr_code(url).matrix]
+    quiet = 2 if len(matrix) * 2 + 4 <= c.height - 10 else 1
+    scale = 2 if quiet == 2 else 1
+    side = len(matrix) * scale + 2 * quiet
+    x0, y0 = c.width - side, c.height - side
+    c.draw.rectangle((x0, y0, c.width - 1, c.height - 1), fill=1)
+    for row, modules in enumerate(matrix):
+        for col, dark in enumerate(modules):
+            if dark:
+                x, y = x0 + quiet + col * scale, y0 + quiet + row * scale
+                c.draw.rectangle((x, y, x + scale - 1, y + scale - 1), fill=0)
+    return side
+
+
 def _winner_words(scene: Scene) -> str:
     winners = scene.winners or ()
     if not winners:
@@ -671,7 +694,12 @@ def _winner_words(scene: Scene) -> str:
 
 
 def _over(c: _Canvas, scene: Scene) -> None:
+    """The station's idle screen between games: who won, what OK starts, and (when the
+    station has a page) the page's QR code on the right, the words left of it."""
     c.header("Game over", scene.board)
+    full = c.width
+    if scene.page_url:
+        c.width -= _qr(c, scene.page_url) + 1
     y = c.line(_TOP, _winner_words(scene), big=True)
     _scores(c, scene, y + 1, scene.winners or ())
     game = scene.menu_game or scene.game
@@ -681,7 +709,8 @@ def _over(c: _Canvas, scene: Scene) -> None:
         following = f"Next: {words}" if words.startswith(_game_title(game)) else \
             choice_words(game, scene.menu_players, c.width)
     c.text(0, _ROW4, fit(following, c.width))
-    c.keys((("OK", "start"), ("MENU", "next")))
+    c.keys((("OK", "go" if scene.page_url else "start"), ("MENU", "next")))
+    c.width = full
 
 
 def _offline(c: _Canvas, scene: Scene) -> None:

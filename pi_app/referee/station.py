@@ -115,6 +115,7 @@ class Station:
         self.last_screen: Image.Image | None = None
         self._last_scene: fb.Scene | None = None
         self._player_names: tuple[int, tuple[str, ...]] | None = None
+        self.page_url = ""  # the page's address, the game-over screen's QR code (daemon)
         self._register_actions()
         self._await_cards_if_due()
         self._read_setup_if_due()
@@ -565,7 +566,7 @@ class Station:
             board=self.config.station.board, link_detail=status.link_detail,
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
-            menu_choices=self.menu_choices())
+            menu_choices=self.menu_choices(), page_url=self.page_url)
 
     def render(self, now: float) -> None:
         """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""
@@ -638,6 +639,9 @@ class Station:
                 "kind": prompt.kind, "options": list(prompt.options),
                 "selected": prompt.selected},
             "guidance": [str(f) for f in scene.fixes],
+            "marks": [{"kind": f.kind, "piece": f.piece, "cell": f.cell, "to": f.to}
+                      for f in scene.fixes],
+            "island": island_facts(game, state),
             "text": game.describe(state), "updated": time.time(),
             "notice": self.status.notice,
         }
@@ -698,6 +702,15 @@ def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
     """The games a board plays: the one its geometry file is for (``"game"``). A geometry
     for a game the station does not know falls back to the configured game."""
     return (geometry.game,) if geometry.game in GAME_NAMES else (configured,)
+
+
+def island_facts(game: Any, state: Any) -> JSON | None:
+    """Tiki on Manami island's open facts the players read off the table and the page shows:
+    each village's value and the fruit left in the supply and spoiled (None for other games)."""
+    if game.name != "manami":
+        return None
+    data = game.state_to_json(state)
+    return {key: data[key] for key in ("villages", "supply", "spoiled")}
 
 
 def _round_record(game_name: str, state: Any) -> JSON:
