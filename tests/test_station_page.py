@@ -301,9 +301,15 @@ def test_in_the_browser_the_move_list_follows_the_latest_move(driver: Any,
                 "return m.scrollHeight > m.clientHeight + 20 &&"
                 " m.scrollTop + m.clientHeight >= m.scrollHeight - 2;"))
 
-        while len(sim.session.moves()) < 40:
+        def played() -> int:
+            return len(sim.feed.snapshot.get("moves") or [])
+
+        for _ in range(400):  # bounded: a new game would start the list again
+            if played() >= 40:
+                break
             server.call(sim.step)
-        wait.until(lambda d: shown() == len(sim.session.moves()))
+        assert played() >= 40
+        wait.until(lambda d: shown() == played())
         wait.until(at_end)                                   # scrolled to the newest move
         before = shown()
         server.call(sim.step)
