@@ -19,6 +19,8 @@ Subcommands:
 
     event = "open25"
     db = "referee.sqlite"                   # relative paths are relative to this file
+    stations_file = "stations.json"         # the event's boards (written by setup), or:
+    # boards = ["table-1", "table-2"]       # listed here instead
     [broker]
     host = "127.0.0.1"
     port = 1883
@@ -72,6 +74,9 @@ class DashboardConfig:
     secret: bytes = b""
     secure_cookie: bool = False
     referees: dict[str, str] = field(default_factory=dict)
+    boards: tuple[str, ...] = ()
+    """The event's boards: the overview lists each, "never connected" until its station
+    speaks (a table whose station never came up is otherwise invisible)."""
     client_id: str | None = None
     """MQTT client id of the dashboard's session (default: its MQTT user name, which the
     tournament broker enforces; another id matters only on a broker without that rule)."""
@@ -110,9 +115,35 @@ def load_config(path: str | Path) -> DashboardConfig:
         raise ConfigError(f"{path}: [broker]: {exc}") from exc
     return DashboardConfig(
         event=event, db=base / str(data.get("db", "referee.sqlite")), broker=broker,
+        boards=_boards(path, data, base),
         host=str(web.get("host", "127.0.0.1")), port=int(web.get("port", 8090)),
         secret=read_secret(secret_file),
         secure_cookie=bool(web.get("secure_cookie", False)), referees=dict(referees))
+
+
+def _boards(path: Path, data: dict[str, Any], base: Path) -> tuple[str, ...]:
+    """The event's boards: ``boards`` in the config, else the keys of ``stations_file``
+    (``stations.json`` by default, which ``referee setup`` rewrites with every board it is
+    given; the dashboard reads only the names). None listed: only boards heard from."""
+    from pi_app.net.topics import TopicError, check_name
+
+    names: Any = data.get("boards")
+    where = "boards"
+    if names is None:
+        stations = base / str(data.get("stations_file", "stations.json"))
+        where = str(stations)
+        if not stations.exists():
+            return ()
+        try:
+            names = list(json.loads(stations.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, ValueError, TypeError) as exc:
+            raise ConfigError(f"{path}: cannot read the boards from {stations}: {exc}") from exc
+    if not isinstance(names, list):
+        raise ConfigError(f"{path}: {where}: a list of board ids")
+    try:
+        return tuple(dict.fromkeys(check_name(str(b), "board") for b in names))
+    except TopicError as exc:
+        raise ConfigError(f"{path}: {where}: {exc}") from exc
 
 
 def read_secret(secret_file: Path) -> bytes:
@@ -152,7 +183,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     from pi_app.net.ledger import Ledger
     from pi_app.net.subscriber import Subscriber
 
-    desk = Desk(Ledger(config.db), config.event)
+    desk = Desk(Ledger(config.db), config.event, boards=config.boards)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -268,7 +299,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
         config = directory / "referee.toml"
         if not config.exists():
             config.write_text(
-                f'event = "{args.event}"\ndb = "referee.sqlite"\n\n[broker]\n'
+                f'event = "{args.event}"\ndb = "referee.sqlite"\n'
+                '# the boards: from stations.json (or boards = ["table-1", ...])\n'
+                'stations_file = "stations.json"\n\n[broker]\n'
                 f'host = "127.0.0.1"\nport = {args.port}\nusername = "{args.referee_user}"\n'
                 'password_file = "referee.password"\n\n[web]\nhost = "127.0.0.1"\n'
                 'port = 8090\nsecret_file = "cookie.key"\n\n[referees]\n'

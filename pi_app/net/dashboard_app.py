@@ -84,6 +84,26 @@ def _malformed(row: Mapping[str, Any]) -> str:
             f'malformed {row["malformed"]}</span>')
 
 
+def _row(r: Mapping[str, Any]) -> str:
+    """One board's overview row, as the page's script builds it too (``DASHBOARD_JS`` row)."""
+    board = escape(r["board"])
+    gap = ' <span class="warn">gap</span>' if r["gaps"] else ""
+    result = (r["last_result"] or {}).get("text", "")
+    players = " \u2013 ".join(str(p) for p in r["players"])
+    moves = r["moves"] if r["game"] else ""
+    return (f'<tr id="row-{board}" data-status="{escape(r["status"])}">'
+            f'<td class="c-board"><a href="/board/{board}">{board}</a></td>'
+            f'<td class="c-status"><span class="badge s-{escape(r["status"])}">'
+            f'{escape(r["status_text"])}</span>{gap}{_malformed(r)}</td>'
+            f'<td class="c-game">{escape(str(r["title"] or ""))}</td>'
+            f'<td class="c-players">{escape(players)}</td>'
+            f'<td class="c-scores">{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
+            f'<td class="c-moves">{moves}</td>'
+            f'<td class="c-last">{escape(str(r["last_move"] or ""))}</td>'
+            f'<td class="feed">{escape(r["feed"])}</td>'
+            f'<td class="c-result">{escape(result)}</td></tr>')
+
+
 def _form(body: bytes) -> dict[str, str]:
     """A URL-encoded form; ``UnicodeDecodeError`` for a body that is not UTF-8."""
     return {k: v[0] for k, v in parse_qs(body.decode()).items()}
@@ -119,17 +139,7 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
     async def overview(request: Request) -> Response:
         user = referee(request)
         rows = desk.overview(full=user is not None)
-        body = "".join(
-            f'<tr id="row-{escape(r["board"])}"><td><a href="/board/'
-            f'{escape(r["board"])}">{escape(r["board"])}</a></td>'
-            f'<td><span class="badge s-{r["status"]}">{r["status"]}</span>'
-            f'{_malformed(r)}</td>'
-            f'<td>{escape(str(r["title"] or ""))}</td>'
-            f'<td>{escape(" - ".join(str(p) for p in r["players"]))}</td>'
-            f'<td>{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
-            f'<td>{r["moves"]}</td><td>{escape(str(r["last_move"] or ""))}</td>'
-            f'<td>{"" if r["lag_ms"] is None else r["lag_ms"]}</td><td></td></tr>'
-            for r in rows)
+        body = "".join(_row(r) for r in rows)
         html = pages.render(pages.DASHBOARD_HTML, event=desk.event, count=len(rows), rows=body,
                             csrf=csrf_of(request),
                             account=pages.account_html(user, csrf_of(request)))
@@ -137,12 +147,15 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
 
     async def board_page(request: Request) -> Response:
         name = request.path_params["board"]
-        if name not in desk.boards:
+        if name not in desk.boards:  # heard from, or configured for the event
             return HTMLResponse("<h1>No such board</h1>", status_code=404)
         user = referee(request)
         d = desk.detail(name, full=user is not None)
         html = pages.render(
             pages.BOARD_HTML, event=desk.event, board=name, status=d["status"],
+            status_text=d["status_text"], feed=d["feed"],
+            last_result=(d["last_result"] or {}).get("text", ""),
+            events=pages.items([str(e["line"]) for e in reversed(d["events_tail"])]),
             title=d["title"] or "", svg=d["svg"], referee="yes" if user else "no",
             players=pages.player_rows(d["players"], d["scores"], d["to_move"]),
             guidance=pages.items([str(g) for g in d["guidance"]]),

@@ -20,7 +20,13 @@ A board's status (:class:`BoardStatus`), as the overview shows it, from the stat
 ``waiting``   the station waits for people: a prompt, a required follow-up, set-up, idle
 ``playing``   moves are coming in
 ``over``      the game ended; its result waits for a referee (``confirmed`` once ruled)
-``unknown``   nothing heard yet
+``unknown``   heard of, but neither its status nor its state yet
+``never``     configured for the event (``referee.toml``, ``stations.json``), never heard from
+
+Rows keep saying what a referee needs when a station goes away: an offline board still shows
+the last result its station reported and the referee's ruling on it (kept in the ledger, so a
+dashboard restart keeps them too), and how long ago it was last heard
+(:mod:`pi_app.net.eventlog` for the wording and the clock-skew handling).
 
 Every payload is checked against its schema (:mod:`pi_app.net.schema`) before it touches the
 model or the ledger; one that does not fit is dropped (and acknowledged, so the broker does not
@@ -41,6 +47,7 @@ from enum import StrEnum
 
 from pi_app.games.base import JSON
 from pi_app.net import topics
+from pi_app.net.eventlog import Skew, event_lines, feed_text, result_text
 from pi_app.net.ledger import Ledger
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.net.schema import PayloadError, check, check_event_data
@@ -59,6 +66,11 @@ class BoardStatus(StrEnum):
     OVER = "over"
     CONFIRMED = "confirmed"
     UNKNOWN = "unknown"
+    NEVER = "never"
+
+
+STATUS_TEXT: dict[BoardStatus, str] = {BoardStatus.NEVER: "never connected"}
+"""The badge's words where they differ from the status value."""
 
 
 SHOWN_AS: dict[StationStatus, BoardStatus] = {
@@ -100,10 +112,19 @@ class BoardView:
     problem: str | None = None
     """Why the last malformed payload was dropped."""
     last_lag: float | None = None
+    """The newest event's delay beyond the station's best (:class:`Skew`), seconds."""
     updated: float = 0.0
     results: dict[int, JSON] = field(default_factory=dict)
+    """Each game's reported result (its last ``result`` event that fits the schema)."""
+    heard: float | None = None
+    """When any message of the board last arrived, on the dashboard's clock."""
+    skew: Skew = field(default_factory=Skew)
+    players: dict[int, list[str]] = field(default_factory=dict)
+    """Each game's players, from its header."""
 
     def status(self, confirmed: bool) -> BoardStatus:
+        if self.heard is None and self.state is None and self.online is None:
+            return BoardStatus.NEVER
         if self.online is False:
             return BoardStatus.OFFLINE
         if self.state is None:
@@ -126,10 +147,13 @@ class Watcher:
 
 
 class Desk:
-    def __init__(self, ledger: Ledger, event: str, *, max_lags: int = 200_000) -> None:
+    def __init__(self, ledger: Ledger, event: str, *, max_lags: int = 200_000,
+                 boards: Iterable[str] = ()) -> None:
+        """``boards``: the event's configured boards, listed (as never connected) before
+        their stations are heard from."""
         self.ledger = ledger
         self.event = event
-        self.boards: dict[str, BoardView] = {}
+        self.boards: dict[str, BoardView] = {b: BoardView(b) for b in boards}
         self.acker: Acker | None = None
         self.watchers: set[Watcher] = set()
         self.lags: collections.deque[float] = collections.deque(maxlen=max_lags)
@@ -162,6 +186,15 @@ class Desk:
                     view.state = payload
                 elif leaf == "status":
                     view.online = bool(payload["online"])
+        for board, heard in self.ledger.last_heard().items():
+            self.board(board).heard = heard
+        for board, game_id, result in self.ledger.results():
+            self.board(board).results[game_id] = result
+        for board, game_id, players in self.ledger.players():
+            self.board(board).players[game_id] = players
+        for board, pairs in self.ledger.clock_pairs(self.boards, Skew().raw.maxlen or 1).items():
+            for t, received in pairs:
+                self.boards[board].skew.add(t, received)
 
     def board(self, board: str) -> BoardView:
         """The board's view, made when a station is first heard of (never by a page's read)."""
@@ -202,6 +235,7 @@ class Desk:
             self.counts["empty"] += 1
             return
         view = self.board(where.board)
+        view.heard = message.received
         self._dirty.add(where.board)
         try:
             check(where.leaf, payload, where.board)
@@ -222,6 +256,7 @@ class Desk:
             self.ledger.save_record(where.board, payload["station_game_id"], payload)
         elif where.leaf == "game":
             self.ledger.save_game(where.board, payload)
+            view.players[int(payload["game_id"])] = [str(p) for p in payload["players"]]
 
     def _malformed(self, view: BoardView, why: str) -> None:
         view.malformed += 1
@@ -246,6 +281,8 @@ class Desk:
         view.events += 1
         self.counts["events"] += 1
         self._batch_events.append(float(event.get("t", received)))
+        view.skew.add(float(event.get("t", received)), received)
+        view.last_lag = view.skew.behind()
         if event["kind"] == "result":
             try:
                 check_event_data("result", event["data"])
@@ -260,13 +297,8 @@ class Desk:
         batch, self._batch = self._batch, []
         self.ledger.commit()
         now = time.time()
-        for t in self._batch_events:
+        for t in self._batch_events:  # the benchmark's figure: station and dashboard share a clock
             self.lags.append(now - t)
-        if self._batch_events:
-            for board in self._dirty:
-                view = self.boards.get(board)
-                if view is not None:
-                    view.last_lag = now - self._batch_events[-1]
         self._batch_events = []
         if self.acker is not None and batch:
             self.acker(batch)
@@ -306,8 +338,16 @@ class Desk:
         confirmed = None if game_id is None else self._confirmed.get((board, game_id))
         moves = (state if full else public_snapshot(state)).get("moves") or []
         last_move = moves[-1] if moves else None
+        status = view.status(confirmed is not None)
+        now = time.time()
         return {
-            "board": board, "status": view.status(confirmed is not None), "online": view.online,
+            "board": board, "status": status, "online": view.online,
+            "status_text": STATUS_TEXT.get(status, status.value),
+            "heard_s": None if view.heard is None else round(max(0.0, now - view.heard), 1),
+            "behind_s": None if view.last_lag is None else round(view.last_lag, 1),
+            "feed": feed_text(heard=view.heard, online=view.online, behind=view.last_lag,
+                              now=now),
+            "last_result": self.last_result(view, game_id),
             "game": state.get("game"), "title": state.get("title"), "game_id": game_id,
             "players": state.get("players") or [], "scores": state.get("scores") or [],
             "to_move": state.get("to_move"), "winners": state.get("winners"),
@@ -320,6 +360,38 @@ class Desk:
             "confirmed": confirmed, "reported": None if game_id is None
             else view.results.get(game_id),
         }
+
+    def last_result(self, view: BoardView, current: int | None) -> JSON | None:
+        """The board's newest game with a reported or ruled result, in words: still there
+        when the station goes offline or starts another game."""
+        ruled = [g for b, g in self._confirmed if b == view.board]
+        games = set(view.results) | set(ruled)
+        if not games:
+            return None
+        game_id = max(games)
+        confirmed = self._confirmed.get((view.board, game_id))
+        state = view.state or {}
+        players = view.players.get(game_id) or (
+            state.get("players") or [] if state.get("game_id") == game_id else [])
+        result = confirmed["result"] if confirmed else view.results[game_id]
+        words = result_text(result, players)
+        text = (f"confirmed: {words}" if confirmed else f"to confirm: {words}")
+        if game_id != current:
+            text = f"game {game_id} {text}"
+        return {"game_id": game_id, "current": game_id == current, "text": text,
+                "confirmed": confirmed is not None}
+
+    def event_log(self, board: str, events: list[JSON]) -> list[str]:
+        """The events (already in the form the viewer may see) as lines a referee reads."""
+        view = self.boards[board]
+        state = view.state or {}
+        games = {int(e["game_id"]) for e in events}
+        players = {g: view.players.get(g) or (state.get("players") or []
+                                              if state.get("game_id") == g else [])
+                   for g in games}
+        before = {g: self.ledger.moves_standing(board, g, min(
+            int(e["seq"]) for e in events if e["game_id"] == g)) for g in games}
+        return event_lines(events, players, before, view.skew.offset)
 
     def detail(self, board: str, full: bool) -> JSON:
         view = self.boards[board]
@@ -339,6 +411,9 @@ class Desk:
             tail = (public_event(state.get("game"), e)
                     for e in self.ledger.recent_events(board, 30))
             out["events_tail"] = [e for e in tail if e is not None]
+        for event, line in zip(out["events_tail"], self.event_log(board, out["events_tail"]),
+                               strict=True):
+            event["line"] = line
         return out
 
     def overview(self, full: bool) -> list[JSON]:

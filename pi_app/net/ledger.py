@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games.base import JSON
+from pi_app.net.eventlog import standing_moves
 from pi_app.net.schema import PayloadError, check, check_event_data
 from pi_app.records import fold
 from pi_app.referee.store import PLAY_KINDS
@@ -176,6 +177,59 @@ class Ledger:
             "ORDER BY seq DESC LIMIT ?", (board, limit)).fetchall()
         return [{"board": board, "seq": s, "game_id": g, "n": n, "t": t, "kind": k,
                  "data": _loads(d) or {}} for s, g, n, t, k, d in reversed(rows)]
+
+    def last_heard(self) -> dict[str, float]:
+        """When each board's last message arrived (dashboard clock), from what was stored."""
+        out: dict[str, float] = {}
+        for board, received in self.db.execute(
+                "SELECT board, MAX(received) FROM latest GROUP BY board "
+                "UNION ALL SELECT board, MAX(received) FROM events GROUP BY board"):
+            out[board] = max(out.get(board, 0.0), float(received))
+        return out
+
+    def results(self) -> list[tuple[str, int, JSON]]:
+        """Every game's reported result (the last that fits the schema), for a restart."""
+        out: dict[tuple[str, int], JSON] = {}
+        for board, game_id, text in self.db.execute(
+                "SELECT board, game_id, data FROM events WHERE kind = 'result' ORDER BY seq"):
+            data = _loads(text)
+            try:
+                check_event_data("result", data or {})
+            except PayloadError:
+                continue
+            if data is not None:
+                out[(board, game_id)] = data
+        return [(b, g, d) for (b, g), d in out.items()]
+
+    def players(self) -> list[tuple[str, int, list[str]]]:
+        """Each stored game header's players (a header that does not fit is left out)."""
+        out = []
+        for board, game_id, text in self.db.execute("SELECT board, game_id, header FROM games"):
+            header = _loads(text)
+            players = (header or {}).get("players")
+            if isinstance(players, list):
+                out.append((board, int(game_id), [str(p) for p in players]))
+        return out
+
+    def clock_pairs(self, boards: Any, limit: int) -> dict[str, list[tuple[float, float]]]:
+        """Each board's last ``limit`` events as (station ``t``, received), oldest first: what
+        a restarted desk learns the stations' clock offsets from."""
+        out: dict[str, list[tuple[float, float]]] = {}
+        for board in boards:
+            rows = self.db.execute(
+                "SELECT t, received FROM events WHERE board = ? ORDER BY seq DESC LIMIT ?",
+                (board, limit)).fetchall()
+            if rows:
+                out[board] = [(float(t), float(r)) for t, r in reversed(rows)]
+        return out
+
+    def moves_standing(self, board: str, game_id: int, before: int) -> int:
+        """How many of the game's moves stood before event ``before`` (moves minus takebacks):
+        the number the event log's next move line carries."""
+        kinds = [(kind, _loads(text) or {}) for kind, text in self.db.execute(
+            "SELECT kind, data FROM events WHERE board = ? AND game_id = ? AND seq < ? "
+            "AND kind IN ('move', 'takeback') ORDER BY seq", (board, game_id, before))]
+        return standing_moves(kinds)
 
     def gaps(self) -> list[JSON]:
         return [{"board": b, "first": f, "last": la, "t": t}

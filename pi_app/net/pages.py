@@ -123,6 +123,17 @@ section{min-width:16em}
 table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #ddd;
 text-align:left}
 ol.moves{max-height:22em;overflow-y:auto;padding-left:3em;font-family:monospace}
+ul.log{max-height:22em;overflow-y:auto;padding-left:0;list-style:none;font-size:.9em}
+ul.log li{padding:.1em 0}header{flex-wrap:wrap}
+.grid .badge,.feed,body[data-board] #status{white-space:nowrap}
+.grid-box{overflow-x:auto;max-width:100%}#feed{color:#eadfd8}
+body[data-board] .picture svg{max-height:70vh}
+@media (max-width:40em){.grid thead{display:none}.grid,.grid tbody{display:block}
+.grid tr{display:flex;flex-wrap:wrap;gap:.15em .6em;padding:.45em 0;border-bottom:1px solid #ddd}
+.grid td{border:0;padding:0}.grid td:empty{display:none}.grid .c-game{flex-basis:100%}
+.grid .c-moves::before{content:"moves "}.grid .c-last::before{content:"last "}
+.grid .c-result{flex-basis:100%;font-weight:bold}.grid .feed{color:#555}
+body[data-board] .picture svg{max-height:60vh}}
 .grid td a{font-weight:bold}.warn{color:#c62828}.muted{color:#777}
 form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}
 #result{min-height:1.2em}
@@ -351,9 +362,9 @@ DASHBOARD_HTML = """<!doctype html>
 <title>{{event}} · referee</title><link rel="stylesheet" href="/static/site.css"></head>
 <body><header><h1>{{event}}</h1><span id="boards-count">{{count}} boards</span>
 {{{account}}}</header>
-<main><section>
+<main><section class="grid-box">
 <table class="grid"><thead><tr><th>Board</th><th>Status</th><th>Game</th><th>Players</th>
-<th>Scores</th><th>Moves</th><th>Last move</th><th>Lag ms</th><th>Result</th></tr></thead>
+<th>Scores</th><th>Moves</th><th>Last move</th><th>Feed</th><th>Result</th></tr></thead>
 <tbody id="grid">{{{rows}}}</tbody></table>
 </section></main>
 <script src="/static/dashboard.js"></script></body></html>
@@ -366,22 +377,24 @@ BOARD_HTML = """<!doctype html>
 <title>{{board}} · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
 <body data-board="{{board}}" data-referee="{{referee}}">
 <header><a href="/">{{event}}</a><h1 id="board">{{board}}</h1>
-<span id="status" class="badge s-{{status}}">{{status}}</span><span id="title">{{title}}</span>
+<span id="status" class="badge s-{{status}}">{{status_text}}</span><span id="title">{{title}}</span>
+<span id="feed" class="muted">{{feed}}</span>
 {{{account}}}</header>
 <main>
 <section class="picture" id="picture">{{{svg}}}</section>
 <section><table id="players">{{{players}}}</table>
-<p id="reported"></p><p id="confirmed"></p>
+<p id="last-result">{{last_result}}</p><p id="confirmed"></p>
 <form id="confirm-form" class="referee-only">
 <button type="submit" id="confirm">Confirm reported result</button></form>
 <form id="correct-form" class="referee-only">
-<input id="correct-winners" placeholder="winners, e.g. 0 or 0,1" size="12">
+<input id="correct-winners" placeholder="winners: 1, or 1,2" size="14"
+ title="the winning players' numbers, from 1; empty for a draw">
 <input id="correct-note" placeholder="note" size="20">
 <button type="submit" id="correct">Rule this result</button></form>
 <p id="result" role="status"></p>
 <ul id="guidance">{{{guidance}}}</ul>
 <h2>Moves</h2><ol id="moves" class="moves">{{{moves}}}</ol></section>
-<section><h2>Events</h2><ol id="events" class="moves"></ol>
+<section><h2>Events</h2><ul id="events" class="log">{{{events}}}</ul>
 <p class="referee-only"><a href="/api/board/{{board}}/record">current record (JSON)</a></p>
 </section></main>
 <script src="/static/dashboard.js"></script></body></html>
@@ -402,40 +415,59 @@ DASHBOARD_JS = COMMON_JS + r"""
 const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
 const boardId = document.body.dataset.board;
 const referee = document.body.dataset.referee === "yes";
-function resultText(s, r) {
-  if (!r) return "";
-  const w = r.winners;
-  return (w && w.length ? "won: " + w.map((i) => person(s.players, i)).join(", ") :
-    "no winner") +
-    (r.scores ? " (" + r.scores.join(" : ") + ")" : "");
+// How fresh a board's feed is (pi_app/net/eventlog.py feed_text says the same): "heard_s"
+// is counted on the dashboard's clock when the data was sent, and grows here by the time
+// this page has held it, so the browser's own clock never enters.
+const QUIET_AFTER = 60, LIVE_WITHIN = 2;
+function ago(s) {
+  s = Math.max(0, s);
+  if (s < 90) return Math.round(s) + " s";
+  if (s < 5400) return Math.round(s / 60) + " min";
+  return (s / 3600).toFixed(1) + " h";
 }
-function namedWinners(s, r) {
-  if (!r || !r.winners) return "";
-  return r.winners.map((i) => person(s.players, i)).join(", ");
+function feedText(s, held) {
+  if (s.heard_s === null || s.heard_s === undefined) return "never connected";
+  const quiet = s.heard_s + held;
+  if (s.online === false) return "last heard " + ago(quiet) + " ago";
+  let text = (s.behind_s === null || s.behind_s <= LIVE_WITHIN) ? "live" :
+    ago(s.behind_s) + " behind";
+  if (quiet > QUIET_AFTER) text += " \u00b7 quiet " + ago(quiet);
+  return text;
 }
+const shown = new Map();  // board -> [summary, performance.now() when it came]
+function tick() {
+  for (const [board, [s, at]] of shown) {
+    const text = feedText(s, (performance.now() - at) / 1000);
+    const cell = boardId ? document.getElementById("feed") :
+      document.querySelector("#row-" + CSS.escape(board) + " .feed");
+    if (cell && cell.textContent !== text) cell.textContent = text;
+  }
+}
+setInterval(tick, 5000);
 function row(s) {
+  shown.set(s.board, [s, performance.now()]);
   const tr = el("tr");
   tr.id = "row-" + s.board;
   tr.dataset.status = s.status;
   const link = el("a", s.board);
   link.href = "/board/" + encodeURIComponent(s.board);
   const cell = el("td"); cell.append(link);
-  const badge = el("span", s.status, "badge s-" + String(s.status).replace(/[^a-z_]/g, ""));
-  const status = el("td"); status.append(badge);
+  cell.className = "c-board";
+  const badge = el("span", s.status_text || s.status,
+                   "badge s-" + String(s.status).replace(/[^a-z_]/g, ""));
+  const status = el("td", null, "c-status"); status.append(badge);
   if (s.gaps) status.append(el("span", " gap", "warn"));
   if (s.malformed) {
     const bad = el("span", " malformed " + s.malformed, "warn malformed");
     bad.title = s.problem || "";
     status.append(bad);
   }
-  let result = "";
-  if (s.confirmed) result = "confirmed: " + namedWinners(s, s.confirmed.result);
-  else if (s.reported) result = "to confirm: " + namedWinners(s, s.reported);
-  tr.append(cell, status, el("td", s.title || s.game || ""),
-            el("td", (s.players || []).join(" \u2013 ")),
-            el("td", (s.scores || []).join(" : ")), el("td", s.moves),
-            el("td", s.last_move || ""), el("td", s.lag_ms === null ? "" : s.lag_ms),
-            el("td", result));
+  tr.append(cell, status, el("td", s.title || s.game || "", "c-game"),
+            el("td", (s.players || []).join(" \u2013 "), "c-players"),
+            el("td", (s.scores || []).join(" : "), "c-scores"),
+            el("td", s.game ? s.moves : "", "c-moves"),
+            el("td", s.last_move || "", "c-last"), el("td", feedText(s, 0), "feed"),
+            el("td", s.last_result ? s.last_result.text : "", "c-result"));
   return tr;
 }
 function showRow(s) {
@@ -449,19 +481,21 @@ function showRow(s) {
   document.getElementById("boards-count").textContent = grid.children.length + " boards";
 }
 function showBoard(s) {
+  shown.set(s.board, [s, performance.now()]);
   setBadge("status", s.status);
+  document.getElementById("status").textContent = s.status_text || s.status;
+  document.getElementById("feed").textContent = feedText(s, 0);
+  document.getElementById("last-result").textContent = s.last_result ? s.last_result.text : "";
   document.getElementById("title").textContent = s.title || "";
   setSvg("picture", s.svg);
   fill("players", playerRows(s.players, s.scores, s.to_move));
   fill("moves", (s.moves_list || []).map((m) => el("li", m)));
   fill("guidance", (s.guidance || []).map((g) => el("li", g)));
-  fill("events", (s.events_tail || []).map((e) =>
-    el("li", "#" + e.seq + " " + e.kind + " " + JSON.stringify(e.data))));
-  document.getElementById("reported").textContent =
-    s.reported ? "Reported: " + namedWinners(s, s.reported) + " " + resultText(s, s.reported) : "";
+  // Newest first: the log a referee reads is the one line that just came.
+  fill("events", (s.events_tail || []).slice().reverse().map((e) => el("li", e.line)));
+  // The result in words is #last-result's; who ruled it, and why, is said here.
   document.getElementById("confirmed").textContent = s.confirmed ?
-    "Confirmed by " + s.confirmed.referee + ": " + resultText(s, s.confirmed.result) +
-    (s.confirmed.note ? " \u2013 " + s.confirmed.note : "") : "";
+    "Ruled by " + s.confirmed.referee + (s.confirmed.note ? ": " + s.confirmed.note : "") : "";
   document.body.dataset.gameId = s.game_id === null ? "" : String(s.game_id);
   document.body.dataset.seq = String(s.seq || 0);
 }
@@ -511,8 +545,9 @@ if (boardId) {
     {game_id: Number(document.body.dataset.gameId)}));
   on("correct-form", () => post("/api/board/" + encodeURIComponent(boardId) + "/confirm", {
     game_id: Number(document.body.dataset.gameId),
+    // people number players from 1; records (and the API) from 0
     winners: document.getElementById("correct-winners").value.split(",")
-      .map((w) => w.trim()).filter((w) => w !== "").map(Number),
+      .map((w) => w.trim()).filter((w) => w !== "").map((w) => Number(w) - 1),
     note: document.getElementById("correct-note").value}));
   live("/api/stream?board=" + encodeURIComponent(boardId), showBoard,
        "/api/board/" + encodeURIComponent(boardId));
