@@ -19,6 +19,7 @@ Subcommands:
 
     event = "open25"
     db = "referee.sqlite"                   # relative paths are relative to this file
+    tournament = "tournament.sqlite"        # the tournament (players, rounds, results), 0600
     stations_file = "stations.json"         # the event's boards (written by setup), or:
     # boards = ["table-1", "table-2"]       # listed here instead
     [broker]
@@ -77,6 +78,8 @@ class DashboardConfig:
     boards: tuple[str, ...] = ()
     """The event's boards: the overview lists each, "never connected" until its station
     speaks (a table whose station never came up is otherwise invisible)."""
+    tournament: Path | None = None
+    """The tournament's file (``/tournament``); None: ``tournament.sqlite`` next to ``db``."""
     client_id: str | None = None
     """MQTT client id of the dashboard's session (default: its MQTT user name, which the
     tournament broker enforces; another id matters only on a broker without that rule)."""
@@ -115,6 +118,7 @@ def load_config(path: str | Path) -> DashboardConfig:
         raise ConfigError(f"{path}: [broker]: {exc}") from exc
     return DashboardConfig(
         event=event, db=base / str(data.get("db", "referee.sqlite")), broker=broker,
+        tournament=base / str(data.get("tournament", "tournament.sqlite")),
         boards=_boards(path, data, base),
         host=str(web.get("host", "127.0.0.1")), port=int(web.get("port", 8090)),
         secret=read_secret(secret_file),
@@ -182,8 +186,12 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     from pi_app.net.desk import Desk, Incoming
     from pi_app.net.ledger import Ledger
     from pi_app.net.subscriber import Subscriber
+    from pi_app.net.tournament_app import TournamentDesk, tournament_routes
 
     desk = Desk(Ledger(config.db), config.event, boards=config.boards)
+    tournament = TournamentDesk(desk, config.tournament or config.db.with_name(
+        "tournament.sqlite"))
+    desk.result_listeners.append(tournament.on_result)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -201,9 +209,11 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
             subscriber.stop()
             desk.flush()
             desk.ledger.close()
+            tournament.close()
 
     app = create_dashboard_app(desk, users=config.referees, secret=config.secret,
-                               secure_cookie=config.secure_cookie, lifespan=lifespan)
+                               secure_cookie=config.secure_cookie, lifespan=lifespan,
+                               extra=tournament_routes(tournament))
     return app, desk
 
 

@@ -56,6 +56,7 @@ from pi_app.net import pages
 from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
+from pi_app.net.tournament_app import Access, ExtraRoutes
 from pi_app.net.web import HEARTBEAT, SecurityHeaders, client_of, sse, static_routes
 
 COOKIE = "tiki_referee"
@@ -112,10 +113,12 @@ def _form(body: bytes) -> dict[str, str]:
 def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
                          secure_cookie: bool = False, lifespan: Lifespan | None = None,
                          brake: Brake | None = None, streams: StreamCap | None = None,
-                         max_body: int = DEFAULT_MAX_BODY) -> Starlette:
+                         max_body: int = DEFAULT_MAX_BODY,
+                         extra: ExtraRoutes | None = None) -> Starlette:
     """The dashboard over ``desk``; ``users`` maps referee names to password hashes.
 
-    ``secret`` signs the session cookies (ValueError when shorter than ``auth.MIN_SECRET``)."""
+    ``secret`` signs the session cookies (ValueError when shorter than ``auth.MIN_SECRET``);
+    ``extra`` makes more pages (the tournament's) with the same login and CSRF checks."""
     signer = CookieSigner(secret, ended=desk.ledger.logouts())
     brake = brake or Brake()
     streams = streams or StreamCap(per_client=8, total=128)
@@ -301,6 +304,7 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
         Route("/logout", logout, methods=["POST"]),
         Route("/api/board/{board}/confirm", confirm, methods=["POST"]),
         Route("/api/board/{board}/record", record), Route("/export.json", export),
+        *(extra(Access(referee, csrf_of, csrf_ok)) if extra is not None else []),
         *static_routes(),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -165,6 +165,8 @@ class Desk:
         self._confirmed = ledger.confirmations()
         self.ready = threading.Event()
         """Set once the MQTT subscription is in place (nothing published before it is queued)."""
+        self.result_listeners: list[Callable[[str, int, JSON], None]] = []
+        """Called with (board, game id, result) for each station result stored (tournament)."""
         self._restore()
 
     def _restore(self) -> None:
@@ -290,6 +292,8 @@ class Desk:
                 self._malformed(view, str(exc))
                 return
             view.results[event["game_id"]] = dict(event["data"])
+            for listener in self.result_listeners:
+                listener(view.board, event["game_id"], view.results[event["game_id"]])
 
     def flush(self) -> None:
         """Commit the batch, acknowledge it, note lags, wake the pages."""

@@ -1,0 +1,389 @@
+"""The tournament on the referee dashboard: players, rounds, boards, results, standings, exports.
+
+The rules of a tournament live in :mod:`pi_app.tournament` (pure values); this module keeps the
+event's current value on the dashboard's event loop, saves it after every step
+(:class:`~pi_app.tournament.store.TournamentStore`, next to the ledger) and serves it:
+
+==================================  ============================================================
+``GET /tournament``                 players, rounds with pairings and boards, results, standings
+``GET /tournament/live?v=N``        the page's changing part (204 while it is still version N)
+``GET /api/tournament``             the tournament and its standings as JSON
+``GET /tournament/standings.csv``   the standings (confirmed results only)
+``GET /tournament/pairings.csv``    every round's tables, boards and results
+``GET /tournament/records.json``    referee: every tournament game's record, from the ledger
+``POST /api/tournament/new``        ``{"game", "event"?, "seed"?}``: start the event's tournament
+``POST /api/tournament/players``    ``{"names"}``: one a line, ``Name, 1850`` for a rating
+``POST /api/tournament/withdraw``   ``{"player", "withdrawn"?}`` (a player id, ``p3``)
+``POST /api/tournament/pair``       pair (or seat, for Topple) the next round
+``POST /api/tournament/boards``     ``{"tables": {"1": "table-1", ...}, "round"?}``
+``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?}``: confirm the
+                                    reported result, or rule one (seats 0-based, seat order)
+==================================  ============================================================
+
+Every POST needs the referee login and the page's CSRF token, exactly as the dashboard's own
+(:class:`Access` is the dashboard's helpers, handed over when the routes are made). A step the
+tournament refuses (:class:`~pi_app.tournament.model.TournamentError`) answers 409 with the
+reason and changes nothing; a body that is not the JSON the step takes answers 400.
+
+Results come from the stations: the desk calls :meth:`TournamentDesk.on_result` for every
+``result`` event it stores, and the result goes to the table that the board serves in the current
+round, waiting for a referee. A station's game whose players are not the table's (a game left
+over from the last round, a friendly game) is not taken: the page lists it as a notice, and the
+referee can still rule the table's result by hand. Confirming a table also rules the station's
+game in the ledger, so the board's own page and the records say the same.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from pi_app.games.base import JSON
+from pi_app.net import pages
+from pi_app.net.desk import Desk
+from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html
+from pi_app.tournament import director, export
+from pi_app.tournament.model import Tournament, TournamentError
+from pi_app.tournament.standings import standings
+from pi_app.tournament.store import TournamentStore
+
+NOTICES = 30
+"""How many station reports that could not be taken the page lists (newest first)."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """The dashboard's login helpers, for pages added to it: who is logged in as a referee,
+    the page's CSRF token, and whether a POST carries it."""
+
+    referee: Callable[[Request], str | None]
+    csrf_of: Callable[[Request], str]
+    csrf_ok: Callable[[Request, Mapping[str, str] | None], Awaitable[bool]]
+
+
+ExtraRoutes = Callable[[Access], list[Route]]
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class BadRequest(ValueError):
+    """The body is not what the step takes (400)."""
+
+
+class TournamentDesk:
+    """The event's tournament on the dashboard's loop: one value, replaced and saved per step.
+
+    Everything runs on the loop (routes and the desk's result listener), so there is one owner
+    and no lock. A step that fails (refused, or the store cannot save) leaves the value as it
+    was: the page never shows what the disk does not hold.
+    """
+
+    def __init__(self, desk: Desk, path: str | Path) -> None:
+        self.desk = desk
+        self.store = TournamentStore(path)
+        self.tournament: Tournament | None = self.store.load()
+        self.version = 1
+        self.notices: collections.deque[str] = collections.deque(maxlen=NOTICES)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def apply(self, step: Callable[[Tournament], Tournament]) -> Tournament:
+        """Run one director step on the current tournament and save the result."""
+        if self.tournament is None:
+            raise TournamentError("no tournament yet: start one first")
+        return self._keep(step(self.tournament))
+
+    def _keep(self, tournament: Tournament) -> Tournament:
+        try:
+            self.store.save(tournament)
+        except (OSError, sqlite3.Error) as exc:
+            raise TournamentError(f"the tournament could not be saved ({exc}); nothing "
+                                  "changed: try again") from exc
+        self.tournament = tournament
+        self.version += 1
+        return tournament
+
+    def start(self, event: str, game: str, seed: int) -> Tournament:
+        if self.tournament is not None:
+            raise TournamentError(f"{self.tournament.event} is already running here: one "
+                                  "tournament per dashboard")
+        return self._keep(director.new_tournament(event, game, seed=seed))
+
+    def notice(self, text: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        self.notices.appendleft(f"{stamp} {text}")
+        self.version += 1
+
+    # -- results from the stations ---------------------------------------------------------------
+    def on_result(self, board: str, game_id: int, data: JSON) -> None:
+        """The desk stored a station's ``result`` event: hand it to the board's table.
+
+        Never raises (the desk must go on storing): what cannot be taken becomes a notice."""
+        tournament = self.tournament
+        if tournament is None or tournament.current is None:
+            return
+        pairing = next((p for p in tournament.current.pairings if p.board == board), None)
+        if pairing is None:
+            return  # a board that serves no table this round: not the tournament's game
+        where = f"board {board}, game {game_id}"
+        seated = [tournament.player(pid).name for pid in pairing.seats]
+        playing = self._players(board, game_id)
+        if playing is not None and playing != seated:
+            self.notice(f"{where}: its players ({', '.join(playing)}) are not table "
+                        f"{pairing.table}'s ({', '.join(seated)}): result not taken; rule the "
+                        "table by hand if it was its game")
+            return
+        winners, scores = data.get("winners"), data.get("scores")
+        if not isinstance(winners, list) or not isinstance(scores, list):
+            self.notice(f"{where} ended without winners or scores: rule table "
+                        f"{pairing.table} by hand")
+            return
+        # The schema lets scores be numbers; a whole 3.0 is the 3 the tournament counts.
+        scores = [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
+        try:
+            self.apply(lambda t: director.report_result(t, board, game_id, scores, winners))
+        except TournamentError as exc:
+            self.notice(f"{where}: {exc}")
+
+    def _players(self, board: str, game_id: int) -> list[str] | None:
+        """The names the station's game was started with, when the desk knows them."""
+        view = self.desk.boards.get(board)
+        if view is None:
+            return None
+        known = view.players.get(game_id)
+        state = view.state or {}
+        if known is None and state.get("game_id") == game_id:
+            known = [str(p) for p in state.get("players") or []] or None
+        return known
+
+    # -- views -----------------------------------------------------------------------------------
+    def as_json(self) -> JSON:
+        tournament = self.tournament
+        if tournament is None:
+            return {"version": self.version, "tournament": None, "standings": [],
+                    "notices": list(self.notices)}
+        return {"version": self.version, "tournament": asdict(tournament),
+                "standings": [asdict(s) for s in standings(tournament)],
+                "notices": list(self.notices)}
+
+    def records(self) -> list[JSON]:
+        """Every tournament game's record from the ledger, in round and table order."""
+        tournament = self.tournament
+        if tournament is None:
+            return []
+        self.desk.ledger.commit()
+        return [{"round": ref.round, "table": ref.table, "board": ref.board,
+                 "game_id": ref.game_id,
+                 "seats": [tournament.player(pid).name for pid in ref.seats],
+                 "record": self.desk.ledger.record(ref.board, ref.game_id, self.desk.event)}
+                for ref in export.game_refs(tournament)]
+
+    def confirm(self, referee: str, table: int, round_number: int | None,
+                scores: list[int] | None, winners: list[int] | None) -> Tournament:
+        """Confirm or rule a table; the station's game gets the same ruling in the ledger."""
+        tournament = self.apply(lambda t: director.confirm_result(
+            t, table, referee, scores=scores, winners=winners, round_number=round_number))
+        rnd = tournament.rounds[-1] if round_number is None else next(
+            r for r in tournament.rounds if r.number == round_number)
+        result = rnd.table(table).result
+        if result is not None and result.board is not None and result.game_id is not None:
+            try:
+                self.desk.confirm(result.board, result.game_id, referee,
+                                  winners=list(result.winners), scores=list(result.scores),
+                                  note=f"tournament round {rnd.number}, table {table}")
+            except ValueError as exc:
+                self.notice(f"board {result.board}: the ledger did not take the ruling: {exc}")
+        return tournament
+
+
+# -- request bodies -------------------------------------------------------------------------------
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool):
+        raise BadRequest(f"{what} is a whole number")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise BadRequest(f"{what} is a whole number, not {value!r}") from None
+
+
+def _ints(value: Any, what: str) -> list[int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise BadRequest(f"{what} is a list of whole numbers")
+    return [_int(v, what) for v in value]
+
+
+def _round_of(body: Mapping[str, Any]) -> int | None:
+    value = body.get("round")
+    return None if value in (None, "") else _int(value, "round")
+
+
+def parse_entries(text: str) -> list[tuple[str, int | None]]:
+    """The add-players box: one player a line, ``Name`` or ``Name, 1850`` (a rating)."""
+    out: list[tuple[str, int | None]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        name, _, rating = line.rpartition(",")
+        if name and rating.strip().isdigit():
+            out.append((name.strip(), int(rating.strip())))
+        else:
+            out.append((line, None))
+    if not out:
+        raise BadRequest("give at least one name, one a line")
+    return out
+
+
+def tournament_routes(tdesk: TournamentDesk) -> ExtraRoutes:
+    """The routes, made once the dashboard hands over its login helpers."""
+
+    def make(access: Access) -> list[Route]:
+        return _routes(tdesk, access)
+
+    return make
+
+
+def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
+    desk = tdesk.desk
+
+    def refuse(status: int, message: str) -> Response:
+        return JSONResponse({"error": message}, status_code=status)
+
+    def body_html(request: Request) -> str:
+        return live_html(tdesk.tournament, boards=sorted(desk.boards),
+                         notices=list(tdesk.notices), referee=access.referee(request) is not None,
+                         event=desk.event)
+
+    async def page(request: Request) -> Response:
+        user = access.referee(request)
+        csrf = access.csrf_of(request)
+        html = pages.render(TOURNAMENT_HTML, event=desk.event, version=tdesk.version,
+                            body=body_html(request), csrf=csrf,
+                            referee="yes" if user else "no",
+                            account=pages.account_html(user, csrf))
+        return HTMLResponse(html)
+
+    async def live(request: Request) -> Response:
+        if request.query_params.get("v") == str(tdesk.version):
+            return Response(status_code=204, headers={"cache-control": "no-store"})
+        return HTMLResponse(body_html(request), headers={"x-version": str(tdesk.version),
+                                                        "cache-control": "no-store"})
+
+    async def api(_request: Request) -> Response:
+        return JSONResponse(tdesk.as_json())
+
+    def csv_of(make_csv: Callable[[Tournament], str], name: str) -> Endpoint:
+        async def endpoint(_request: Request) -> Response:
+            if tdesk.tournament is None:
+                return refuse(404, "no tournament yet")
+            return Response(make_csv(tdesk.tournament).encode("utf-8"),
+                            media_type="text/csv; charset=utf-8", headers={
+                                "content-disposition": f'attachment; filename="{desk.event}-'
+                                                       f'{name}.csv"'})
+        return endpoint
+
+    async def records(request: Request) -> Response:
+        if access.referee(request) is None:
+            return refuse(401, "log in as a referee first")
+        return JSONResponse(tdesk.records(), headers={
+            "content-disposition": f'attachment; filename="{desk.event}-records.json"'})
+
+    def action(step: Callable[[str, Mapping[str, Any]], None]) -> Endpoint:
+        """A referee's POST: login, CSRF, a JSON object, then the step (400/409 on refusal)."""
+        async def endpoint(request: Request) -> Response:
+            user = access.referee(request)
+            if user is None:
+                return refuse(401, "log in as a referee first")
+            if not await access.csrf_ok(request, None):
+                return refuse(403, "missing or wrong CSRF token")
+            try:
+                body = json.loads(await request.body() or b"{}")
+            except (UnicodeDecodeError, ValueError):
+                return refuse(400, "send a JSON object")
+            if not isinstance(body, dict):
+                return refuse(400, "send a JSON object")
+            try:
+                step(user, body)
+            except BadRequest as exc:
+                return refuse(400, str(exc))
+            except TournamentError as exc:
+                return refuse(409, str(exc))
+            return JSONResponse({"ok": True, "version": tdesk.version})
+        return endpoint
+
+    def new(_user: str, body: Mapping[str, Any]) -> None:
+        game = body.get("game")
+        if not isinstance(game, str):
+            raise BadRequest("choose the game: topple, manami or tactiki")
+        event = body.get("event") or desk.event
+        if not isinstance(event, str):
+            raise BadRequest("the event name is text")
+        tdesk.start(event, game, _int(body.get("seed", 0), "seed"))
+
+    def players(_user: str, body: Mapping[str, Any]) -> None:
+        names = body.get("names")
+        if not isinstance(names, str):
+            raise BadRequest("send the names as text, one a line")
+        entries = parse_entries(names)
+
+        def enter(t: Tournament) -> Tournament:
+            for name, rating in entries:
+                t = director.add_player(t, name, rating)
+            return t
+        tdesk.apply(enter)
+
+    def withdraw(_user: str, body: Mapping[str, Any]) -> None:
+        player = body.get("player")
+        if not isinstance(player, str):
+            raise BadRequest("give the player's id (p1, p2, ...)")
+        out = body.get("withdrawn", True)
+        if not isinstance(out, bool):
+            raise BadRequest("withdrawn is true or false")
+        tdesk.apply(lambda t: director.set_withdrawn(t, player, out))
+
+    def pair(_user: str, _body: Mapping[str, Any]) -> None:
+        tdesk.apply(director.pair_next_round)
+
+    def boards(_user: str, body: Mapping[str, Any]) -> None:
+        tables = body.get("tables")
+        if not isinstance(tables, dict):
+            raise BadRequest('send {"tables": {"1": "board-id", ...}}')
+        wanted = {_int(t, "a table"): b for t, b in tables.items() if b not in (None, "")}
+        number = _round_of(body)
+        tdesk.apply(lambda t: director.assign_boards(t, wanted, number))
+
+    def confirm(user: str, body: Mapping[str, Any]) -> None:
+        tdesk.confirm(user, _int(body.get("table"), "table"), _round_of(body),
+                      _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"))
+
+    async def script(_request: Request) -> Response:
+        return Response(TOURNAMENT_JS, media_type="text/javascript",
+                        headers={"cache-control": "max-age=300"})
+
+    post = ["POST"]
+    return [
+        Route("/tournament", page), Route("/tournament/live", live),
+        Route("/api/tournament", api),
+        Route("/tournament/standings.csv", csv_of(export.standings_csv, "standings")),
+        Route("/tournament/pairings.csv", csv_of(export.pairings_csv, "pairings")),
+        Route("/tournament/records.json", records),
+        Route("/api/tournament/new", action(new), methods=post),
+        Route("/api/tournament/players", action(players), methods=post),
+        Route("/api/tournament/withdraw", action(withdraw), methods=post),
+        Route("/api/tournament/pair", action(pair), methods=post),
+        Route("/api/tournament/boards", action(boards), methods=post),
+        Route("/api/tournament/confirm", action(confirm), methods=post),
+        Route("/static/tournament.js", script),
+    ]
