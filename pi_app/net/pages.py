@@ -115,7 +115,7 @@ header{display:flex;gap:1em;align-items:center;padding:.5em 1em;background:#5d40
 header h1{font-size:1.3em;margin:0}header a{color:#fff}
 main{display:flex;flex-wrap:wrap;gap:1.5em;padding:1em}
 section{min-width:16em}
-.picture svg{width:min(90vw,26em);height:auto}
+.picture svg{width:min(90vw,26em);height:auto;max-height:85vh}
 .badge{padding:.1em .6em;border-radius:1em;background:#777;color:#fff;font-size:.9em}
 .s-playing{background:#2e7d32}.s-waiting,.s-prompt,.s-follow_up,.s-setup,.s-idle{background:#f9a825}
 .s-mismatch{background:#c62828}.s-offline{background:#424242}.s-over{background:#6a1b9a}
@@ -144,7 +144,7 @@ svg .ghost{animation:ghost 1.6s ease-in-out infinite alternate}
 #games-table{font-size:.9em}#past{flex-basis:100%}
 .scroll{overflow-x:auto;max-width:100%}
 @media (max-width:40em){main{padding:.5em;gap:1em}section{min-width:0;width:100%}
-.picture svg{width:100%}}
+.picture svg{width:100%;max-height:60vh}}
 """
 
 STATION_HTML = """<!doctype html>
@@ -296,11 +296,13 @@ function show(data) {
   document.getElementById("island").textContent = islandText(s);
   fill("guidance", (s.guidance || []).map((g) => el("li", g)));
   const moves = document.getElementById("moves");
-  const following = moves.scrollHeight - moves.scrollTop - moves.clientHeight < 40 ||
+  const following = !moves.dataset.shown ||
+    moves.scrollHeight - moves.scrollTop - moves.clientHeight < 40 ||
     moves.children.length !== (s.moves || []).length;
+  moves.dataset.shown = "yes";
   fill("moves", (s.moves || []).map((m) => el("li", m)));
-  // The list follows the latest move: a new one (or one taken back) scrolls it to the end;
-  // a reader who scrolled back is left there until the list changes.
+  // The list follows the latest move: it opens at the end, and a new move (or one taken
+  // back) scrolls it there; a reader who scrolled back is left there until the list changes.
   if (following) moves.scrollTop = moves.scrollHeight;
   document.body.dataset.seq = String(s.seq || 0);
   pastGames(s);

@@ -38,8 +38,10 @@ def piece_colour(game: str, piece: str) -> str:
 
 
 def piece_label(game: str, piece: str) -> str:
-    if game == "manami" and piece.startswith("p"):
-        return piece[1:]
+    """A piece's word on the picture: a Manami token shows its owner as people count players
+    (``p0`` is player 1's)."""
+    if game == "manami" and len(piece) == 2 and piece[0] == "p" and piece[1].isdigit():
+        return str(int(piece[1]) + 1)
     return piece
 
 
