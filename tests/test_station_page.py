@@ -344,3 +344,33 @@ def test_in_the_browser_set_up_outlines_and_a_wrong_move_marked(driver: Any,
     wait.until(lambda d: {e.get_attribute("data-cell") for e in d.find_elements(
         By.CSS_SELECTOR, "#picture svg .marked")} == {"s2", "s8"})
     assert "s2" in driver.find_element(By.ID, "guidance").text
+
+
+# -- through the real daemon -----------------------------------------------------------------------
+def test_the_daemon_serves_past_games_and_shows_its_address(tmp_path: Path) -> None:
+    """The daemon hands its game database to the page (read on the page's own connection)
+    and its address to the screen; a game replaced by a new one downloads whole."""
+    from test_game_change_and_names import http, in_play, run_daemon
+
+    seen: dict[str, Any] = {}
+
+    async def scenario(station: Station, hardware: Any, hands: Any, port: int) -> None:
+        await in_play(station, hands)
+        await hands.play(1)
+        first = station.session.game_id
+        seen["address"] = (station.page_url, f"http://127.0.0.1:{port}/")
+        seen["page"] = (await http(port, "GET", "/")).body.decode()
+        seen["live"] = json.loads((await http(port, "GET", f"/games/{first}/record.json")).body)
+        started = await http(port, "POST", "/api/action/new_game", {"players": ["Eve", "Fay"]})
+        assert started.status == 200, started.body
+        seen["games"] = json.loads((await http(port, "GET", "/games")).body)
+        seen["old"] = json.loads((await http(port, "GET", f"/games/{first}/record.json")).body)
+        seen["moves"] = list(station.accepted_log)
+
+    run_daemon(tmp_path, scenario, players=("Ana", "Ben"))
+    page_url, expected = seen["address"]
+    assert page_url == expected and qr_svg(expected) in seen["page"]
+    assert all("cards" not in r for r in seen["live"]["rounds"])     # in play: public
+    assert [g["state"] for g in seen["games"]] == ["in play", "abandoned"]
+    assert seen["games"][1]["moves"] == len(seen["moves"]) >= 1
+    assert seen["old"]["players"] == ["Ana", "Ben"] and "cards" in seen["old"]["rounds"][0]
