@@ -142,6 +142,7 @@ def test_every_action_needs_the_referee_login_and_the_csrf_token(app: App) -> No
         assert (status, data["error"]) == (403, "missing or wrong CSRF token"), action
     assert app.tdesk.tournament is None                     # nothing was done
     assert nobody.get("/tournament/records.json").status == 401
+    assert 'href="/tournament"' in nobody.get("/").text      # the overview links to it
     page = nobody.get("/tournament").text                   # the public page: no forms
     assert "No tournament yet" in page and "data-action" not in page
 
@@ -252,6 +253,29 @@ def test_a_late_or_wrong_result_becomes_a_notice_not_a_crash(app: App) -> None:
     assert app.result(1).winners == (0,)
     page = referee.get("/tournament").text
     assert 'id="notices"' in page
+
+
+def test_a_topple_round_seats_tables_and_counts_total_points(app: App) -> None:
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "topple"})
+    referee.ok("players", {"names": "\n".join(f"P{i}" for i in range(1, 8))})
+    referee.ok("pair", {})
+    tables = app.t.rounds[0].pairings
+    assert sorted(len(p.seats) for p in tables) == [3, 4]      # 7 players: a 4 and a 3
+    four = next(p for p in tables if len(p.seats) == 4)
+    status, data = referee.post("confirm", {"table": four.table, "scores": [9, 4],
+                                            "winners": [0]})
+    assert status == 409 and "has 4 players: give 4 whole scores" in data["error"]
+    for p in tables:                                          # no station: entered by hand
+        scores = [10 + i for i in range(len(p.seats))]
+        referee.ok("confirm", {"table": p.table, "scores": scores,
+                               "winners": [len(p.seats) - 1]})
+    lines = app.tdesk.as_json()["standings"]
+    assert lines[0]["points"] == 13 and lines[0]["wins"] == 1  # the 4th seat's 13 points
+    assert sorted(line["points"] for line in lines) == [10, 10, 11, 11, 12, 12, 13]
+    page = referee.get("/tournament").text
+    assert "Bh-1" not in page                                 # Topple: no Buchholz
+    assert page.count('data-status="confirmed by alice (entered by hand)"') == 2
 
 
 def test_the_add_players_box_reads_names_and_ratings() -> None:

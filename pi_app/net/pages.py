@@ -363,6 +363,7 @@ DASHBOARD_HTML = """<!doctype html>
 <meta name="csrf" content="{{csrf}}">
 <title>{{event}} · referee</title><link rel="stylesheet" href="/static/site.css"></head>
 <body><header><h1>{{event}}</h1><span id="boards-count">{{count}} boards</span>
+<a href="/tournament" id="tournament-link">tournament</a>
 {{{account}}}</header>
 <main><section class="grid-box">
 <table class="grid"><thead><tr><th>Board</th><th>Status</th><th>Game</th><th>Players</th>
@@ -428,7 +429,9 @@ function ago(s) {
   return (s / 3600).toFixed(1) + " h";
 }
 function feedText(s, held) {
-  if (s.heard_s === null || s.heard_s === undefined) return "never connected";
+  if (s.heard_s === null || s.heard_s === undefined) {
+    return s.status === "never" ? "never connected" : "not heard since start";
+  }
   const quiet = s.heard_s + held;
   if (s.online === false) return "last heard " + ago(quiet) + " ago";
   let text = (s.behind_s === null || s.behind_s <= LIVE_WITHIN) ? "live" :

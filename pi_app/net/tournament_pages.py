@@ -90,7 +90,12 @@ def _status(pairing: Pairing) -> str:
         return "playing" if pairing.board else "no board"
     if not result.confirmed:
         return "to confirm"
-    return f"confirmed by {result.confirmed_by}" + (" (corrected)" if result.corrected else "")
+    how = ""
+    if result.game_id is None:
+        how = " (entered by hand)"
+    elif result.corrected:
+        how = " (corrected)"
+    return f"confirmed by {result.confirmed_by}{how}"
 
 
 def _result_cell(t: Tournament, pairing: Pairing) -> str:
