@@ -216,6 +216,24 @@ def test_past_games_are_listed_and_closed_ones_download_as_exported(topple: Page
     assert f'href="/games/{second}/record.json" download>public record' in html
 
 
+def test_a_tactiki_game_in_play_downloads_without_its_ranks(tmp_path: Path) -> None:
+    sim = SimStation(tmp_path, "table-4", seed=3, game="tactiki", players=["Ana", "Ben"])
+    sim.new_game()
+    for _ in range(6):
+        sim.step()
+    archive = GameArchive(sim.store.path)
+    try:
+        assert sim.session is not None
+        live = archive.record(sim.session.game_id)
+        whole = sim.session.export()
+        assert any(rank is not None for field in whole["setup"].values() for rank in field)
+        assert all(rank is None for field in live["setup"].values() for rank in field)
+        assert live["moves"] == [sim.session.game.public_text(m) for m in whole["moves"]]
+    finally:
+        archive.close()
+        sim.close()
+
+
 def test_a_page_without_a_database_lists_no_games(tmp_path: Path) -> None:
     sim = SimStation(tmp_path, "table-2", seed=1, game="manami")
     server = ServerThread(create_station_app(sim.feed, token=None)).start()
