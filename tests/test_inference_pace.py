@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 from rig import Rig
-from test_board_manami_tactiki import manami, tactiki
+from test_board_manami_tactiki import TOTEM_ON_B2, manami, tactiki
 from test_board_topple import start
 
-from pi_app.board.follower import Guidance, MoveAccepted
+from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised
 from pi_app.hw.events import PresenceChanged, SensorEvent
 from pi_app.sim.hands import Action
 
@@ -152,3 +152,21 @@ def test_a_move_that_waits_to_rest_is_taken_when_the_next_move_shows_it() -> Non
                   ("put", "Nui", "s6"), gap=0.15, linger=1.0)
     assert Rig.accepted(out) == ["up1 Lokahi", "up1 Akamai"]
     assert Rig.guidance(out) == []
+
+
+def test_the_next_players_wrong_move_does_not_rewrite_the_last_one() -> None:
+    """Manami: the totem on b2 is sown b2-b3-c3 (the last token lands on a stack, so the move
+    is taken after resting and stays open to revision: a hand carrying a token over a stack
+    looks the same). 1.9 s later the next player puts the token on b3 diagonally onto c2, which
+    the rules do not allow: that picture is also what b2-c2-c3 would have left, but it comes
+    far too late to be the same hand going on. It is a mismatch, not a rewritten record."""
+    rig = Rig("manami", manami(TOTEM_ON_B2))
+    out = rig.act(("lift", "p1", "b2"), ("lift", "p0", "b2"), ("put", "p0", "b3"),
+                  ("put", "p1", "c3"), gap=0.3, linger=1.0)
+    assert Rig.accepted(out) == ["b2-b3-c3"]
+    out = rig.act(("lift", "p0", "b3"), ("put", "p0", "c2"), gap=0.3, linger=1.5)
+    assert [o for o in out if isinstance(o, MoveRevised)] == []
+    assert [t for _, t in rig.follower.history][-1] == "b2-b3-c3"
+    assert Rig.guidance(out)
+    out = rig.act(("lift", "p0", "c2"), ("put", "p0", "b3"), gap=0.3)
+    assert Rig.accepted(out) == [] and [t for _, t in rig.follower.history][-1] == "b2-b3-c3"

@@ -21,6 +21,11 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   make a move look like another for a moment, the follower revises: when, within this time of
   accepting a move, the board shows a legal result of the position before it that nothing
   explains from the new position, the last move is replaced (:class:`MoveRevised`).
+* ``revise_placed``: the same, shorter, for a move that put a piece somewhere (not a removal,
+  which a hand resting mid-Topple fakes for ``settle_removal`` and then goes on): the same
+  hand going on, or a knocked piece put back, shows within about a second, while players at
+  real pace start the next move 0.5 s after the last came to rest; a longer window let their
+  half-made or wrong move rewrite a finished one (a Manami sowing turned into another path).
 * ``settle_removal``: the same for a move that only takes pieces off the board (Topple's Toast),
   which a knocked piece held for a moment would fake. Players do not wait that long: the next
   player reaches for a tiki within a second. So a move that waits to rest (a removal, the
@@ -170,6 +175,7 @@ class Follower:
     settle_removal: float = 1.5
     grace: float = 1.2
     revise_window: float = 2.5
+    revise_placed: float = 1.2
     settle_unexplained: float = 0.5
     history: list[tuple[Any, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
@@ -526,7 +532,8 @@ class Follower:
             when = now
             self._previous = (previous, accepted, when)
         undone = self._came_back_undo(observation, quiet, now)
-        if undone or now - when > self.revise_window:
+        window = self.revise_window if accepted.lifts_only else self.revise_placed
+        if undone or now - when > window:
             return undone
         decision = previous.classify(observation)
         if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.settle and (
