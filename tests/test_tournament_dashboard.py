@@ -190,6 +190,9 @@ def test_a_round_through_the_api_with_clear_refusals(app: App, tmp_path: Path) -
     assert app.t.rounds[0].table(2).result is None
     assert any("Zed, Yan" in n and "not taken" in n for n in app.tdesk.notices)
     assert {s["points"] for s in app.tdesk.as_json()["standings"]} == {0.0}  # not confirmed
+    shown = referee.get("/tournament").text                  # the form shows seat 2 won
+    assert re.search(r'id="correct-form-1-1">.*?name="scores"[^>]*value="2 5".*?'
+                     r'name="winners"[^>]*value="2"', shown)
 
     status, data = referee.post("pair", {})
     assert status == 409 and "round 1 is not finished: table(s) 1, 2" in data["error"]
@@ -424,7 +427,9 @@ def test_a_16_player_tournament_on_8_stations_from_the_referees_page(
                     if number == 2 and table == 1:            # the referee corrects one
                         form = driver.find_element(By.ID, f"correct-form-{number}-{table}")
                         winners = [1 - winners[0]] if len(winners) == 1 else [0]
-                        form.find_element(By.NAME, "winners").send_keys(str(winners[0] + 1))
+                        field = form.find_element(By.NAME, "winners")
+                        field.clear()                         # it shows the reported winners
+                        field.send_keys(str(winners[0] + 1))
                         _click(driver, f"correct-{number}-{table}")
                         expected = director.confirm_result(expected, table, "alice",
                                                            winners=winners)

@@ -122,10 +122,12 @@ def _actions(rnd: Round, pairing: Pairing) -> str:
                      "</button>", f"confirm-form-{key}")
     seats = len(pairing.seats)
     scores = " ".join(str(s) for s in result.scores) if result else ""
+    winners = " ".join(str(w + 1) for w in result.winners) if result else ""
     out += _form("confirm", hidden +
                  f'<input name="scores" data-type="ints" size="8" value="{_e(scores)}" '
                  f'placeholder="scores" title="{seats} scores, in seat order">'
-                 '<input name="winners" data-type="seats" size="5" placeholder="winners" '
+                 f'<input name="winners" data-type="seats" size="5" value="{winners}" '
+                 'placeholder="winners" '
                  'title="winning seats (1 moves first), e.g. 1; empty for a draw">'
                  f'<button type="submit" id="correct-{key}">'
                  f'{"Correct" if result else "Enter result"}</button>', f"correct-form-{key}")
