@@ -145,7 +145,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The station daemon, on real hardware or the simulated board by configuration."""
-    from pi_app.referee.config import DEFAULTS_TOML, ConfigError, load_config
+    from pi_app.referee.config import DEFAULTS_TOML, ConfigError
+    from pi_app.referee.firstboot import load_for_run
 
     if args.print_config:
         print(DEFAULTS_TOML, end="")
@@ -153,12 +154,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.write_config:
         return _write_private(Path(args.write_config), DEFAULTS_TOML)
     try:
-        config = load_config(args.config)
+        config, setup = load_for_run(args.config, first_boot=args.first_boot)
     except ConfigError as exc:
         return _fail(str(exc))
     from pi_app.referee.daemon import run
 
-    return run(config)
+    return run(config, setup)
 
 
 def _write_private(path: Path, text: str) -> int:
@@ -282,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-config", action="store_true", help="print the documented defaults")
     p.add_argument("--write-config", metavar="FILE",
                    help="write the documented defaults to a new FILE, mode 0640")
+    p.add_argument("--first-boot", action="store_true",
+                   help="a missing --config FILE starts the first-boot set-up (the page's "
+                        "/setup, with the code on the station's screen), which writes it")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("register", help="teach the station which tag is on which piece")

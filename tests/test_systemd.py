@@ -97,7 +97,9 @@ def test_key_settings() -> None:
     assert service["NotifyAccess"] == "main"
     assert 10 <= int(service["WatchdogSec"]) <= 120
     assert service["Restart"] == "on-failure"
-    assert service["ExecStart"] == f"{EXEC} run --config /etc/tikiboard/tikiboard.toml"
+    assert service["ExecStart"] == (f"{EXEC} run --config /etc/tikiboard/tikiboard.toml "
+                                    "--first-boot")
+    assert service["ReadWritePaths"] == "/etc/tikiboard"  # the set-up writes the file there
     assert service["User"] == "tikiboard"
     assert set(service["SupplementaryGroups"].split()) == {"gpio", "spi", "i2c", "dialout"}
     assert service["StateDirectory"] == "tikiboard"

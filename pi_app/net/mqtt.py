@@ -49,7 +49,7 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,7 +203,8 @@ class _Link:
 class Publisher:
     """Publishes one station's store and feed snapshots; see the module docstring."""
 
-    def __init__(self, store_path: str | Path, config: PublisherConfig) -> None:
+    def __init__(self, store_path: str | Path, config: PublisherConfig, *,
+                 on_link: Callable[[str], None] | None = None) -> None:
         topics.check_name(config.event, "event")
         topics.check_name(config.board, "board")
         if str(store_path) == ":memory:":
@@ -220,6 +221,10 @@ class Publisher:
         self._gen = 0
         self._thread: threading.Thread | None = None
         self._stats = PublisherStats()
+        self._on_link = on_link
+        """Told, from the publishing thread, what the station's screen should say about the
+        broker: :func:`refusal_notice` when it refused the login, "" once connected."""
+        self._refused_said = ""
 
     def topic(self, leaf: str) -> str:
         return topics.topic(self.config.event, self.config.board, leaf)
@@ -335,6 +340,11 @@ class Publisher:
                 self._stats.connected = True
                 self._stats.connections += 1
                 self._stats.last_error = None
+            broker = self.config.broker
+            log.info("MQTT: connected to %s:%d as %s", broker.host, broker.port,
+                     self.config.board)
+            self._refused_said = ""
+            self._tell("")
             self._session(store, link)
             return True
         finally:
@@ -352,12 +362,36 @@ class Publisher:
                         return True
                     if kind in ("connect", "disconnect"):
                         self._stats.last_error = f"the broker refused the connection: {rc}"
+                        if kind == "connect":
+                            self._refused(rc)
                         return False
                 left = deadline - time.monotonic()
                 if left <= 0 or self._stopping:
                     self._stats.last_error = "no answer from the broker"
                     return False
                 self._cond.wait(left)
+
+    def _refused(self, rc: ReasonCode | None) -> None:
+        """The broker answered the login with a refusal (CONNACK): said in the log and on the
+        screen once per reason (it is tried again every few seconds, in case the broker's
+        password file is what gets fixed)."""
+        notice = refusal_notice(rc)
+        if notice == self._refused_said:
+            return
+        self._refused_said = notice
+        broker = self.config.broker
+        log.error("MQTT: the broker %s:%d refused board %s (user %s): %s (%s); trying again "
+                  "every %.0f s", broker.host, broker.port, self.config.board, broker.username,
+                  rc, notice.removeprefix("MQTT: "), self.config.retry_max)
+        self._tell(notice)
+
+    def _tell(self, notice: str) -> None:
+        if self._on_link is None:
+            return
+        try:
+            self._on_link(notice)
+        except Exception:  # the screen's news must never stop the publishing
+            log.exception("could not show %r", notice)
 
     def _status(self, online: bool) -> JSON:
         return {"board": self.config.board, "online": online,
@@ -539,19 +573,38 @@ class Publisher:
             self._stats.pending = 0
 
 
+#: CONNACK reason codes (MQTT 5) and what the station's screen says about them: short, the
+#: OLED has about 21 characters a line. Mosquitto answers a wrong password (or an unknown
+#: user) with 135 "Not authorized", others with 134 "Bad user name or password": both are
+#: the login the station was given; the log names the broker's own reason.
+REFUSALS = {134: "MQTT: wrong password", 135: "MQTT: wrong password",
+            138: "MQTT: not allowed", 133: "MQTT: bad client id",
+            140: "MQTT: wrong login method"}
+
+
+def refusal_notice(rc: ReasonCode | None) -> str:
+    """The screen's words for a refused login."""
+    value = getattr(rc, "value", None)
+    return REFUSALS.get(value, f"MQTT: refused ({value})") if isinstance(value, int) \
+        else "MQTT: refused"
+
+
 def start_publisher(feed: StationFeed, store: EventStore,
-                    config: PublisherConfig | StationConfig) -> Publisher:
+                    config: PublisherConfig | StationConfig, *,
+                    on_link: Callable[[str], None] | None = None) -> Publisher:
     """Publish ``feed``'s station: listens to the feed, reads ``store``'s file, starts a thread.
 
     ``config`` is a :class:`PublisherConfig`, or the daemon's whole config (its ``[mqtt]``).
+    ``on_link``: told from the publisher's thread what the screen should say about the broker
+    (:func:`refusal_notice`, "" once connected); hand it to your loop thread-safely.
     """
     if not isinstance(config, PublisherConfig):
         config = PublisherConfig.from_station(config)
-    publisher = Publisher(store.path, config)
+    publisher = Publisher(store.path, config, on_link=on_link)
     feed.listen(publisher.on_feed)
     publisher.on_feed("status", feed.snapshot)
     return publisher.start()
 
 
 __all__ = ["BrokerOptions", "Publisher", "PublisherConfig", "PublisherStats",
-           "new_client", "start_publisher"]
+           "new_client", "refusal_notice", "start_publisher"]

@@ -53,13 +53,13 @@ import json
 import logging
 import socket
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from pi_app.board.geometry import Geometry
 from pi_app.games import GAME_NAMES
@@ -299,7 +299,7 @@ class HeldStream(StreamingResponse):
 def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | None = None,
                        geometry: Geometry | None = None, streams: StreamCap | None = None,
                        max_body: int = DEFAULT_MAX_BODY, archive: GameArchive | None = None,
-                       address: str = "") -> Starlette:
+                       address: str = "", routes: Sequence[BaseRoute] = ()) -> Starlette:
     """The station's page over ``feed``; actions need ``token`` (the station's PIN).
 
     ``geometry``: the station's own board file, for the picture (default: the shipped one).
@@ -307,6 +307,7 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
     :class:`StreamCap`'s). ``max_body``: the largest request body accepted, in bytes.
     ``archive``: the station's game database, for past games (None: the page lists none).
     ``address``: the page's own address, shown as a QR code (empty: none shown).
+    ``routes``: more routes, the first-boot set-up's (:mod:`pi_app.net.setup_app`).
     ``app.state.streams`` (:class:`LiveStreams`) ends them all when the server stops.
     """
     brake = brake or Brake()
@@ -446,7 +447,8 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
     routes = [Route("/", index), Route("/api/state", state), Route("/board.svg", svg),
               Route("/api/stream", stream), Route("/games", games_list),
               Route("/games/{game_id:int}/record.json", game_record),
-              Route("/api/action/{name}", action, methods=["POST"]), *static_routes()]
+              Route("/api/action/{name}", action, methods=["POST"]), *static_routes(),
+              *routes]
     app = Starlette(routes=routes)
     app.add_middleware(BodyLimit, max_bytes=max_body)
     app.add_middleware(SecurityHeaders)  # added last: outermost, so a 413 carries them too
@@ -551,8 +553,7 @@ async def run_page(app: Any, host: str, port: int, *,
                 _say(notice, why)
         await asyncio.sleep(retry)
     log.info("station page on http://%s:%d/", host, port)
-    if said:
-        _say(notice, "")
+    _say(notice, "")  # up: also the daemon's cue for its start-up lines
     server = _server(app)
     running = asyncio.ensure_future(serve_quietly(server, sockets))
     try:
@@ -592,7 +593,8 @@ def start_station_server(feed: StationFeed, geometry: Geometry | None,
                          config: StationConfig, *,
                          notice: Callable[[str], None] | None = None,
                          retry: float = BIND_RETRY_S,
-                         store: EventStore | None = None) -> asyncio.Task[None]:
+                         store: EventStore | None = None,
+                         routes: Sequence[BaseRoute] = ()) -> asyncio.Task[None]:
     """The daemon's one call: serve the page on ``[web] host``/``port`` with ``[web] token``.
 
     Runs as a task on the daemon's loop (call it from inside the loop); cancel it, and await
@@ -603,7 +605,7 @@ def start_station_server(feed: StationFeed, geometry: Geometry | None,
     archive = None if store is None or str(store.path) == ":memory:" \
         else GameArchive(store.path)
     app = create_station_app(feed, token=config.web.token or None, geometry=geometry,
-                             archive=archive, address=page_address(config))
+                             archive=archive, address=page_address(config), routes=routes)
     return asyncio.get_running_loop().create_task(
         run_page(app, config.web.host, config.web.port, notice=notice, retry=retry),
         name="station-web")

@@ -19,7 +19,10 @@ DEFAULTS_TOML = """\
 # tikiboard station configuration. Every key is optional; these are the defaults.
 
 [station]
-board = "table-1"            # this station's board id (tournament feeds, records)
+configured = true            # false: the station starts in its first-boot set-up (the page's
+                             # /setup, with the one-time code on the screen; docs/raspberry-pi.md)
+board = "table-1"            # this station's board id (tournament feeds, records): 1 to 64
+                             # letters, digits, "_", "." or "-", starting with a letter or digit
 game = "topple"              # this station's game: topple, manami, tactiki. A board is built
                              # for one game (its cells, sensors and LEDs: [sensors] geometry,
                              # else hardware/boards/GAME.json), so the station offers only the
@@ -93,6 +96,8 @@ MIN_PIN = 6
 
 @dataclass(frozen=True)
 class Station:
+    configured: bool = True
+    """False: start in the first-boot set-up (:mod:`pi_app.referee.firstboot`)."""
     board: str = "table-1"
     game: str = "topple"
     players: int | tuple[str, ...] = 2
@@ -274,6 +279,8 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
             _check_geometry(value, f"{where}: {qualified}")
         if (name, key) == ("web", "token"):
             _check_pin(str(value), f"{where}: {qualified}")
+        if (name, key) == ("station", "board"):
+            _check_board(str(value), f"{where}: {qualified}")
         out[key] = value
     return cls(**out)
 
@@ -301,6 +308,18 @@ def _check_pin(pin: str, where: str) -> None:
     if not (pin.isascii() and pin.isprintable()) or pin != pin.strip():
         raise ConfigError(f"{where} (the station page's PIN) must be printable ASCII "
                           "characters without spaces at its ends")
+
+
+def _check_board(board: str, where: str) -> None:
+    """A board id the tournament can use: it is the station's MQTT user name and a topic
+    level (:func:`pi_app.net.topics.check_name`), so a wrong one fails at the start, naming
+    the key, not later at the broker."""
+    from pi_app.net.topics import TopicError, check_name
+
+    try:
+        check_name(board, "the board id")
+    except TopicError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
 
 
 def _check_geometry(path: str, where: str) -> None:

@@ -114,8 +114,10 @@ StepProbe = Callable[[HwEvent | None, float, float, list[Any]], None]
 
 async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any = None,
                 on_ready: Callable[[Station, Hardware], None] | None = None,
-                feed: StationFeed | None = None, probe: StepProbe | None = None) -> None:
-    """Run one station until ``stop`` is set (or SIGTERM/SIGINT)."""
+                feed: StationFeed | None = None, probe: StepProbe | None = None,
+                setup: Any = None) -> None:
+    """Run one station until ``stop`` is set (or SIGTERM/SIGINT). ``setup``: its first-boot
+    set-up (:class:`pi_app.referee.firstboot.FirstBoot`), on the screen and the page."""
     loop = asyncio.get_running_loop()
     stop = stop or asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -137,12 +139,18 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     hardware = open_hardware(config, geometry, sink, sim=sim)
     station = Station(config, store, registry, leds=hardware.leds, display=hardware.display,
                       feed=feed, geometry=geometry)
-    tasks = _start_network(config, station, store)
+    notices = _Notices(station)
+    tasks = _start_network(config, station, store, notices, setup)
+    if setup is not None:
+        setup.attach(station)
     try:
         station.render(time.monotonic())
         sdnotify.notify("READY=1\nSTATUS=refereeing " + station.session.game.title)
-        log.info("station ready: %s, game %d, %d moves so far", station.session.game.title,
-                 station.session.game_id, len(station.session.history))
+        if config.web.enabled:  # the page's first bind: up, or off and why
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(notices.page_known.wait(), PAGE_WAIT_S)
+        for line in startup_lines(config, station, hardware, store.path, notices):
+            log.info("%s", line)
         if on_ready is not None:
             on_ready(station, hardware)
         await _loop(station, queue, stop, probe)
@@ -356,37 +364,137 @@ def _watchdog_interval() -> float:
     return int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 else 0.0
 
 
-def _start_network(config: Config, station: Station, store: EventStore) -> list[Any]:
+class _Notices:
+    """The station's one notice line, shared by the page ("page off: port 8080 in use") and
+    the MQTT link ("MQTT: wrong password"): each source sets or clears its own part, so the
+    page coming up never wipes the broker's complaint. Set on the daemon's loop only (the
+    publisher's thread hands its news over with ``call_soon_threadsafe``)."""
+
+    def __init__(self, station: Station) -> None:
+        self.station = station
+        self.parts: dict[str, str] = {}
+        self.page_known = asyncio.Event()
+        """Set once the page said how its first bind went (the start-up lines wait for it)."""
+
+    def say(self, source: str, text: str) -> None:
+        self.parts[source] = text
+        if source == "page":
+            self.page_known.set()
+        joined = "; ".join(part for part in self.parts.values() if part)
+        station = self.station
+        station.status.notice = joined
+        now = time.monotonic()
+        station.render(now)  # the screen, unless a game message covers it
+        if station.feed.snapshot.get("notice") != joined:  # the scene did not change
+            station.feed.update(station.snapshot(station.scene(now)))
+
+
+def _start_network(config: Config, station: Station, store: EventStore,
+                   notices: _Notices | None = None, setup: Any = None) -> list[Any]:
     """The web page and the MQTT publisher, when configured (pi_app.net).
 
     The page never stops the station: while its port is taken it is off, the screen and the
     feed say why (the station's notice), and it comes back by itself once the port frees.
+    The publisher's connection news (refused: wrong password, not allowed; connected) is the
+    notice's MQTT part.
     """
+    notices = notices or _Notices(station)
     tasks: list[Any] = []
     if config.web.enabled:
-        def notice(text: str) -> None:
-            station.status.notice = text
-            now = time.monotonic()
-            station.render(now)  # the screen, unless a game message covers it
-            if station.feed.snapshot.get("notice") != text:  # the scene did not change
-                station.feed.update(station.snapshot(station.scene(now)))
-
         try:
             from pi_app.net import web
+            from pi_app.net.setup_app import setup_routes
 
-            tasks.append(web.start_station_server(station.feed, station.geometry, config,
-                                                  notice=notice, store=store))
+            tasks.append(web.start_station_server(
+                station.feed, station.geometry, config,
+                notice=lambda text: notices.say("page", text), store=store,
+                routes=setup_routes(setup)))
             station.page_url = web.page_address(config)  # the game-over screen's QR code
         except Exception:
+            notices.parts["page"] = "page off: it could not start (see the log)"
+            notices.page_known.set()
             log.exception("the station's web page could not start")
     if config.mqtt.enabled:
+        loop = asyncio.get_running_loop()
+
+        def mqtt_news(text: str) -> None:  # from the publisher's thread
+            with contextlib.suppress(RuntimeError):  # the loop closed while stopping
+                loop.call_soon_threadsafe(notices.say, "mqtt", text)
+
         try:
             from pi_app.net import mqtt
 
-            tasks.append(mqtt.start_publisher(station.feed, store, config))
+            tasks.append(mqtt.start_publisher(station.feed, store, config, on_link=mqtt_news))
         except Exception:
             log.exception("the MQTT publisher could not start")
     return tasks
+
+
+#: How long the start-up lines wait for the page's first bind, to say where it is (a bind is
+#: one system call: this is only a bound, not a delay anyone sees).
+PAGE_WAIT_S = 2.0
+
+
+def startup_lines(config: Config, station: Station, hardware: Hardware, db: Path,
+                  notices: _Notices) -> list[str]:
+    """What the station is doing, said once at start (journalctl, or the terminal of a
+    ``tikiboard run`` with the defaults): someone who started it must not have to guess
+    whether it reads a real board, where its games are kept, or where its page is."""
+    game = station.session.game
+    drivers = (config.leds.driver, config.display.driver, config.buttons.driver)
+    if config.sensors.source == "sim":
+        sensors = ("simulated sensor board (the firmware's own scanner behind the pty "
+                   f"{getattr(hardware.link, 'path', '?')}, no hardware)")
+    else:
+        sensors = f"sensor board on {config.sensors.device} at {config.sensors.baudrate} baud"
+    return [
+        f"station ready: board {config.station.board!r}, configuration: {config.source}",
+        f"  game: {game.title}, game {station.session.game_id}, "
+        f"{len(station.session.history)} moves so far",
+        f"  sensors: {sensors}",
+        f"  LEDs: {config.leds.driver}, display: {config.display.driver}, buttons: "
+        f"{config.buttons.driver}" + (" (mock: drawn in memory only, no hardware driven)"
+                                      if "mock" in drivers else ""),
+        f"  database: {db}",
+        f"  page: {_page_words(config, notices)}",
+        f"  MQTT: {_mqtt_words(config)}",
+    ]
+
+
+def _page_words(config: Config, notices: _Notices) -> str:
+    where = f"{config.source}" if config.source != "(embedded defaults)" else "the defaults"
+    if not config.web.enabled:
+        return (f"off ([web] enabled = false in {where}; `tikiboard run --print-config` "
+                "shows every key)")
+    off = notices.parts.get("page", "")
+    if off:
+        return f"{off} (tried again every few seconds)"
+    if not notices.page_known.is_set():
+        return f"not listening yet on {config.web.host}:{config.web.port}"
+    return "http://" + _people_address(config.web.host, config.web.port) + "/"
+
+
+def _people_address(host: str, port: int) -> str:
+    """The address people type: a page bound to every address is reached by this machine's
+    LAN address (the one its default route leaves from; no packet is sent to find it)."""
+    if host not in ("", "0.0.0.0", "::"):
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    import socket
+
+    lan = "127.0.0.1"
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the route, sends nothing
+        lan = s.getsockname()[0]
+    return f"{lan}:{port} (all addresses)"
+
+
+def _mqtt_words(config: Config) -> str:
+    if not config.mqtt.enabled:
+        return "off"
+    m = config.mqtt
+    tls = ", TLS" if m.tls or m.tls_ca else ""
+    return (f"broker {m.host}:{m.port}{tls}, event {m.event!r}, board "
+            f"{config.station.board!r}, user {m.username or config.station.board!r}")
 
 
 async def _stop_network(tasks: list[Any]) -> None:
@@ -403,7 +511,15 @@ async def _stop_network(tasks: list[Any]) -> None:
                 log.error("the station page ended with %r", task.exception())
 
 
-def run(config: Config) -> int:
+def run(config: Config, setup: Any = None) -> int:
+    """The daemon until stopped; with a first-boot ``setup``, through it and on (it restarts
+    the station on the file the set-up wrote: :func:`pi_app.referee.firstboot.serve_configured`).
+    """
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if setup is not None:
+        from pi_app.referee.firstboot import serve_configured
+
+        asyncio.run(serve_configured(config, setup))
+        return 0
     asyncio.run(serve(config))
     return 0

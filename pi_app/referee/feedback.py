@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -205,6 +206,11 @@ class Scene:
     page_url: str = ""
     """The station page's address: the game-over screen shows it as a QR code (empty: no
     page)."""
+    setup_code: str = ""
+    """The first-boot set-up's one-time code (:mod:`pi_app.referee.firstboot`): while set, the
+    set-up screen shows it with ``setup_url`` and a QR code of ``setup_qr``."""
+    setup_url: str = ""
+    setup_qr: str = ""
 
     def __post_init__(self) -> None:
         if self.phase not in PHASES:
@@ -506,10 +512,12 @@ def fix_words(fix: Fix) -> tuple[str, str]:
 
 def screen_name(scene: Scene) -> str:
     """Which screen a scene shows; the most urgent wins. One of ``store-damaged``,
-    ``store-error``, ``error``, ``offline``, ``menu``, ``prompt``, ``over``, ``takeback``,
-    ``guidance``, ``setup``, ``play``."""
+    ``firstboot``, ``store-error``, ``error``, ``offline``, ``menu``, ``prompt``, ``over``,
+    ``takeback``, ``guidance``, ``setup``, ``play``."""
     if scene.store_damaged:
         return "store-damaged"
+    if scene.setup_code:  # before "offline": a new station's sensors may not be plugged yet
+        return "firstboot"
     if scene.store_error:
         return "store-error"
     if scene.phase in ("error", "offline", "menu"):
@@ -685,6 +693,33 @@ def _qr(c: _Canvas, url: str) -> int:
     return side
 
 
+def _firstboot(c: _Canvas, scene: Scene) -> None:
+    """The first-boot set-up: the code in the header bar, the set-up address (as typed, no
+    scheme) left, its QR code right; OK plays at once on the defaults."""
+    c.header("Set-up code", scene.setup_code)
+    full = c.width
+    if scene.setup_qr:
+        c.width -= _qr(c, scene.setup_qr) + 1
+    address = scene.setup_url.partition("://")[2] or scene.setup_url
+    for row, text in enumerate(["Scan or open", *_address_lines(address, c.width)][:4]):
+        c.text(0, 13 + row * 10, fit(text, c.width))
+    c.keys((("OK", "play now"),))
+    c.width = full
+
+
+def _address_lines(address: str, width: int) -> list[str]:
+    """An address in lines of ``width`` pixels, broken after a dot or colon or before a slash
+    (``192.168.178.`` / ``100:8080`` / ``/setup``), where people read its parts."""
+    room = max(width // CHAR_W, 1)
+    lines: list[str] = []
+    for part in re.split(r"(?<=[.:])|(?=/)", printable(address)):
+        if lines and len(lines[-1]) + len(part) <= room:
+            lines[-1] += part
+        else:
+            lines += [part[i:i + room] for i in range(0, len(part), room)] or [""]
+    return [line for line in lines if line]
+
+
 def _winner_words(scene: Scene) -> str:
     winners = scene.winners or ()
     if not winners:
@@ -747,4 +782,5 @@ _SCREENS = {
     "play": _play, "setup": _setup, "guidance": _guidance, "takeback": _takeback,
     "prompt": _prompt, "menu": _menu, "over": _over, "offline": _offline,
     "store-error": _store_error, "error": _error, "store-damaged": _store_damaged,
+    "firstboot": _firstboot,
 }

@@ -116,6 +116,9 @@ class Station:
         self._last_scene: fb.Scene | None = None
         self._player_names: tuple[int, tuple[str, ...]] | None = None
         self.page_url = ""  # the page's address, the game-over screen's QR code (daemon)
+        # The first-boot set-up (pi_app.referee.firstboot): its one-time code, address and QR
+        # text, on a screen of their own until OK starts the table on the defaults.
+        self.setup_code = self.setup_url = self.setup_qr = ""
         self._register_actions()
         self._await_cards_if_due()
         self._read_setup_if_due()
@@ -392,6 +395,10 @@ class Station:
     # -- buttons that belong to the station, not the game ----------------------------------------
     def _button_for_station(self, button: str, now: float) -> bool:
         """Handle a button in the menu or after the game; False: the follower's to take."""
+        if self.setup_code:  # the set-up screen: OK plays now on the defaults, others wait
+            if button == "ok":
+                self.setup_code = ""
+            return True
         status = self.status
         if status.phase not in ("over", "menu"):
             return False
@@ -566,7 +573,8 @@ class Station:
             board=self.config.station.board, link_detail=status.link_detail,
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
-            menu_choices=self.menu_choices(), page_url=self.page_url)
+            menu_choices=self.menu_choices(), page_url=self.page_url,
+            setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr)
 
     def render(self, now: float) -> None:
         """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""
