@@ -88,6 +88,7 @@ class App:
                          boards=["b1", "b2", "b3"])
         self.tdesk = TournamentDesk(self.desk, tmp_path / "tournament.sqlite")
         self.desk.result_listeners.append(self.tdesk.on_result)
+        self.desk.ruling_listeners.append(self.tdesk.on_ruling)
         app = create_dashboard_app(self.desk, users={"alice": hash_password(PASSWORD)},
                                    secret=os.urandom(32), extra=tournament_routes(self.tdesk))
         self.server = ServerThread(app).start()
@@ -250,7 +251,10 @@ def test_a_late_or_wrong_result_becomes_a_notice_not_a_crash(app: App) -> None:
     assert "ended without winners or scores" in app.tdesk.notices[0]
     app.station_game("b3", 5, seated, 2, [0], [1.0, 0])        # a whole float is a score
     assert app.result(1).scores == (1, 0)
-    referee.ok("confirm", {"table": 1})
+    ruled = request(app.server.port, "POST", "/api/board/b3/confirm", {"game_id": 5},
+                    {"Cookie": referee.cookie, "X-CSRF-Token": referee.csrf})
+    assert ruled.status == 200                                # ruled on the board's page ...
+    assert app.result(1).confirmed_by == "alice"              # ... the table follows
     app.station_game("b3", 6, seated, 3, [1], [0, 1])       # after the referee confirmed
     assert "already has a confirmed result" in app.tdesk.notices[0]
     assert app.result(1).winners == (0,)

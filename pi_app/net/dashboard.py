@@ -192,6 +192,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     tournament = TournamentDesk(desk, config.tournament or config.db.with_name(
         "tournament.sqlite"))
     desk.result_listeners.append(tournament.on_result)
+    desk.ruling_listeners.append(tournament.on_ruling)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

@@ -27,7 +27,8 @@ reason and changes nothing; a body that is not the JSON the step takes answers 4
 
 Results come from the stations: the desk calls :meth:`TournamentDesk.on_result` for every
 ``result`` event it stores, and the result goes to the table that the board serves in the current
-round, waiting for a referee. A station's game whose players are not the table's (a game left
+round, waiting for a referee (:meth:`TournamentDesk.on_ruling`: a ruling on the board's own page
+confirms the table too). A station's game whose players are not the table's (a game left
 over from the last round, a friendly game) is not taken: the page lists it as a notice, and the
 referee can still rule the table's result by hand. Confirming a table also rules the station's
 game in the ledger, so the board's own page and the records say the same.
@@ -154,6 +155,35 @@ class TournamentDesk:
             self.apply(lambda t: director.report_result(t, board, game_id, scores, winners))
         except TournamentError as exc:
             self.notice(f"{where}: {exc}")
+
+    def on_ruling(self, board: str, game_id: int, ruling: JSON) -> None:
+        """A referee ruled a station's game on its board page: the table that holds the game's
+        result follows (a ruling this desk made itself is already there: nothing to do)."""
+        tournament = self.tournament
+        if tournament is None:
+            return
+        held = next(((rnd, p) for rnd, p in tournament.played() if p.result is not None
+                     and (p.result.board, p.result.game_id) == (board, game_id)), None)
+        if held is None:
+            return  # not a tournament game
+        rnd, pairing = held
+        result = ruling.get("result") or {}
+        winners, scores = result.get("winners"), result.get("scores")
+        if not isinstance(winners, list) or not isinstance(scores, list):
+            self.notice(f"board {board}, game {game_id}: the ruling has no winners or scores: "
+                        f"rule table {pairing.table} of round {rnd.number} here")
+            return
+        scores = [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
+        now = pairing.result
+        if now is not None and now.confirmed and (now.scores, now.winners) == (
+                tuple(scores), tuple(sorted(winners))):
+            return
+        try:
+            self.apply(lambda t: director.confirm_result(
+                t, pairing.table, str(ruling.get("referee") or "?"), scores=scores,
+                winners=winners, round_number=rnd.number))
+        except TournamentError as exc:
+            self.notice(f"board {board}, game {game_id}: its ruling was not taken: {exc}")
 
     def _players(self, board: str, game_id: int) -> list[str] | None:
         """The names the station's game was started with, when the desk knows them."""
