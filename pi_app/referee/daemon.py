@@ -142,7 +142,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     notices = _Notices(station)
     tasks = _start_network(config, station, store, notices, setup)
     if setup is not None:
-        setup.attach(station)
+        setup.attach(station, notices.say)
     try:
         station.render(time.monotonic())
         sdnotify.notify("READY=1\nSTATUS=refereeing " + station.session.game.title)
