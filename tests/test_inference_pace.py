@@ -7,6 +7,9 @@ second; an illegal attempt undone after a second or two.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -14,9 +17,14 @@ from rig import Rig
 from test_board_manami_tactiki import TOTEM_ON_B2, manami, tactiki
 from test_board_topple import start
 
+from pi_app.bench.accuracy import run
 from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised
+from pi_app.board.geometry import load_geometry
+from pi_app.games import get_game
 from pi_app.hw.events import PresenceChanged, SensorEvent
 from pi_app.sim.hands import Action
+from pi_app.sim.players import registry_for
+from pi_app.sim.table import Pace, SimTable
 
 
 def toasted() -> Any:
@@ -101,8 +109,10 @@ def test_an_illegal_move_undone_after_a_second_is_reported(game: str) -> None:
     """A player puts a piece where the rules do not allow, sees nothing happen, and takes it
     back a second later: the mismatch was shown while it lay there (within a settle of the
     piece resting, not the 1.2 s grace a hand in the middle of a move gets)."""
-    state = {"topple": toasted, "manami": lambda: manami(["place b1", "place c1", "place a3"]),
-             "tactiki": lambda: tactiki([])}[game]()
+    starts: dict[str, Callable[[], Any]] = {
+        "topple": toasted, "manami": lambda: manami(["place b1", "place c1", "place a3"]),
+        "tactiki": lambda: tactiki([])}
+    state = starts[game]()
     rig = Rig(game, state)
     before = rig.game.expected_view(state)
     out = rig.show(_illegal(rig), linger=1.0)
@@ -170,3 +180,23 @@ def test_the_next_players_wrong_move_does_not_rewrite_the_last_one() -> None:
     assert Rig.guidance(out)
     out = rig.act(("lift", "p0", "c2"), ("put", "p0", "b3"), gap=0.3)
     assert Rig.accepted(out) == [] and [t for _, t in rig.follower.history][-1] == "b2-b3-c3"
+
+
+def test_the_varied_players_keep_real_pace_and_the_bench_reports_it() -> None:
+    """The project's own simulator no longer waits ~3 s after every move: with ``--players
+    varied`` moves follow 0.5-4 s after the last came to rest, and the bench reports the
+    median and p95 from rest to acceptance per game."""
+    figures = run("topple", moves=40, seed=5, players="varied")
+    assert figures["players"] == "varied" and figures["moves_made"] >= 40
+    latency = figures["rest_to_accept_s"]
+    assert 0.0 <= latency["p50"] <= latency["p95"]
+    rng = random.Random(5)
+    game, geometry = get_game("topple"), load_geometry("topple")
+    table = SimTable(game, geometry, registry_for("topple"), rng, pace=Pace())
+    for _ in range(12):
+        table.play_move(game.random_move(table.believed, rng))
+    rests = [rest for *_, rest in table._chain]
+    table.end_row()
+    gaps = [b - a for a, b in pairwise(rests)]
+    assert min(gaps) < 3.0, gaps  # steady players: 4.5 s or more from rest to rest
+    assert table.stats.moves_made == 12
