@@ -93,6 +93,9 @@ class Incoming:
     qos: int
     gen: int
     received: float
+    retained: bool = False
+    """Kept by the broker and handed over on (re)subscribing: news of an earlier time, not a
+    sign that the station is talking now."""
 
 
 Acker = Callable[[list[Incoming]], None]
@@ -167,8 +170,6 @@ class Desk:
         """Set once the MQTT subscription is in place (nothing published before it is queued)."""
         self.result_listeners: list[Callable[[str, int, JSON], None]] = []
         """Called with (board, game id, result) for each station result stored (tournament)."""
-        self.ruling_listeners: list[Callable[[str, int, JSON], None]] = []
-        """Called with (board, game id, ruling) for each referee's ruling (tournament)."""
         self._restore()
 
     def _restore(self) -> None:
@@ -239,7 +240,10 @@ class Desk:
             self.counts["empty"] += 1
             return
         view = self.board(where.board)
-        view.heard = message.received
+        if not message.retained:
+            view.heard = message.received
+        # a retained copy keeps the time its board was really heard (0: unknown)
+        received = message.received if not message.retained else view.heard or 0.0
         self._dirty.add(where.board)
         try:
             check(where.leaf, payload, where.board)
@@ -251,10 +255,10 @@ class Desk:
             self._event(view, payload, message.received)
         elif where.leaf == "status":
             view.online = payload["online"]
-            self.ledger.save_latest(where.board, "status", payload, message.received)
+            self.ledger.save_latest(where.board, "status", payload, received)
         elif where.leaf == "state":
             view.state = payload
-            self.ledger.save_latest(where.board, "state", payload, message.received)
+            self.ledger.save_latest(where.board, "state", payload, received)
         elif where.leaf == "record":
             view.record = payload
             self.ledger.save_record(where.board, payload["station_game_id"], payload)
@@ -352,7 +356,7 @@ class Desk:
             "heard_s": None if view.heard is None else round(max(0.0, now - view.heard), 1),
             "behind_s": None if view.last_lag is None else round(view.last_lag, 1),
             "feed": feed_text(heard=view.heard, online=view.online, behind=view.last_lag,
-                              now=now),
+                              now=now, known=status is not BoardStatus.NEVER),
             "last_result": self.last_result(view, game_id),
             "game": state.get("game"), "title": state.get("title"), "game_id": game_id,
             "players": state.get("players") or [], "scores": state.get("scores") or [],
@@ -443,8 +447,6 @@ class Desk:
             "winners") or result.get("scores") != reported.get("scores")
         ruling = self.ledger.confirm(board, game_id, result, referee, note)
         self._confirmed[(board, game_id)] = ruling
-        for listener in self.ruling_listeners:
-            listener(board, game_id, ruling)
         self._dirty.add(board)
         with contextlib.suppress(RuntimeError):
             self._notify({board})

@@ -199,11 +199,14 @@ def _ago(seconds: float) -> str:
 
 
 def feed_text(*, heard: float | None, online: bool | None, behind: float | None,
-              now: float) -> str:
+              now: float, known: bool = False) -> str:
     """How fresh a board's feed is, for the overview: "never connected", "live",
-    "3 s behind", "live · quiet 4 min", "last heard 5 min ago"."""
+    "3 s behind", "live · quiet 4 min", "last heard 5 min ago".
+
+    ``known`` with no ``heard``: the broker's retained copies tell of the station, but it has
+    not spoken since this dashboard started (and no earlier time is stored)."""
     if heard is None:
-        return "never connected"
+        return "not heard since start" if known else "never connected"
     quiet = now - heard
     if online is False:
         return f"last heard {_ago(quiet)} ago"
