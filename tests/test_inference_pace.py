@@ -200,3 +200,23 @@ def test_the_varied_players_keep_real_pace_and_the_bench_reports_it() -> None:
     gaps = [b - a for a, b in pairwise(rests)]
     assert min(gaps) < 3.0, gaps  # steady players: 4.5 s or more from rest to rest
     assert table.stats.moves_made == 12
+
+
+def test_a_contact_closing_early_under_a_carried_token_places_nothing() -> None:
+    """Manami: the token is carried just above the empty a1 on its way to a2; a1's reader reads
+    it and the contact, pressed by the hand's approach, closes for 60 ms. One early sample
+    never decides a move with no wait: nothing is taken on a1, the move is the one to a2."""
+    rig = Rig("manami", manami(["place b1", "place c1", "place a3"]))
+    sensor = rig.geometry.cell("a1").presence
+    assert sensor is not None and not rig.board.cells["a1"]
+    uid = rig.board.off_board("p1")[0]
+    t = rig.now + 0.2
+    actions = [Action(t, uid, "a1", put=True, hover=True),
+               Action(t + 0.25, uid, "a1", put=False, hover=True),
+               Action(t + 0.4, uid, "a2", put=True)]
+    for action in actions:
+        rig.board.apply(action)
+    blip = [PresenceChanged(t + 0.08, sensor, True), PresenceChanged(t + 0.14, sensor, False)]
+    out = rig.deliver(sorted([*rig.sensors.run(actions), *blip], key=lambda e: e.t))
+    assert Rig.accepted(out) == ["place a2"]
+    assert [o for o in out if isinstance(o, MoveRevised)] == []
