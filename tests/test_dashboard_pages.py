@@ -152,7 +152,9 @@ def test_offline_board_keeps_its_confirmed_result_across_a_restart(broker: Broke
             result = sim.store.game(game_id).result
         # the publisher's clean stop: the station is offline
         wait_for(lambda: dash.desk.boards["t21"].online is False, 10, "t21 offline")
+        gone = time.time()
         row = _row(request(dash.server.port, "GET", "/").text, "t21")
+    time.sleep(2.0)
     assert result is not None
     winner = ["Ana", "Ben"][result["winners"][0]] if result["winners"] else "draw"
     assert "|offline|" in row and "confirmed: " in row and winner in row, row
@@ -161,8 +163,11 @@ def test_offline_board_keeps_its_confirmed_result_across_a_restart(broker: Broke
         rows = request(dash.server.port, "GET", "/api/boards").json()
     row = _row(page, "t21")
     assert "|offline|" in row and f"confirmed: {winner}" in row, row
-    last = next(r for r in rows if r["board"] == "t21")["last_result"]
-    assert last["confirmed"] and last["game_id"] == game_id
+    summary = next(r for r in rows if r["board"] == "t21")
+    assert summary["last_result"]["confirmed"] and summary["last_result"]["game_id"] == game_id
+    # the broker hands the retained offline status over again: news of then, not of now
+    assert summary["heard_s"] >= time.time() - gone - 0.5, summary["heard_s"]
+    assert re.search(r"\|last heard \d s ago\|", row), row
 
 
 def test_configured_boards_are_listed_never_connected(broker: Broker, tmp_path: Path) -> None:

@@ -184,7 +184,8 @@ class Ledger:
         for board, received in self.db.execute(
                 "SELECT board, MAX(received) FROM latest GROUP BY board "
                 "UNION ALL SELECT board, MAX(received) FROM events GROUP BY board"):
-            out[board] = max(out.get(board, 0.0), float(received))
+            if received:  # 0: only retained copies came, the real time is unknown
+                out[board] = max(out.get(board, 0.0), float(received))
         return out
 
     def results(self) -> list[tuple[str, int, JSON]]:

@@ -96,7 +96,7 @@ class Subscriber:
         with self._lock:
             gen = self._gen
         self.deliver(Incoming(message.topic, bytes(message.payload), message.mid, message.qos,
-                              gen, time.time()))
+                              gen, time.time(), retained=bool(message.retain)))
 
     def ack(self, messages: list[Incoming]) -> None:
         """PUBACK what the desk committed (only messages of the current connection)."""
