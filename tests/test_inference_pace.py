@@ -212,11 +212,11 @@ def test_a_contact_closing_early_under_a_carried_token_places_nothing() -> None:
     uid = rig.board.off_board("p1")[0]
     t = rig.now + 0.2
     actions = [Action(t, uid, "a1", put=True, hover=True),
-               Action(t + 0.25, uid, "a1", put=False, hover=True),
-               Action(t + 0.4, uid, "a2", put=True)]
+               Action(t + 0.15, uid, "a1", put=False, hover=True),
+               Action(t + 0.25, uid, "a2", put=True)]
     for action in actions:
         rig.board.apply(action)
-    blip = [PresenceChanged(t + 0.08, sensor, True), PresenceChanged(t + 0.14, sensor, False)]
+    blip = [PresenceChanged(t + 0.06, sensor, True), PresenceChanged(t + 0.12, sensor, False)]
     out = rig.deliver(sorted([*rig.sensors.run(actions), *blip], key=lambda e: e.t))
     assert Rig.accepted(out) == ["place a2"]
     assert [o for o in out if isinstance(o, MoveRevised)] == []
