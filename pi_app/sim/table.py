@@ -43,7 +43,7 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import Geometry
 from pi_app.board.registry import TagRegistry
-from pi_app.games.base import JSON, Game
+from pi_app.games.base import JSON, Game, IllegalMove
 from pi_app.hw.events import ButtonPressed, SensorEvent
 from pi_app.hw.faults import HardwareFault, HwEvent
 from pi_app.sim.hands import Action, Hands, Noise, PhysicalBoard
@@ -437,8 +437,7 @@ class SimTable:
                 wanted = self.game.move_text(self.referee.state, move)
                 texts = prompt.options
                 if wanted not in texts:  # the follower offers a canonical text for that state
-                    wanted = next((t for t in texts if self._same(self.game.apply_text(
-                        self.referee.state, t), intended)), texts[0])
+                    wanted = next((t for t in texts if self._leads_to(t, intended)), texts[0])
                 if (prompt.kind == "ambiguous" and self.rng.random() < self.rates.tap_card
                         and any(p.kind == "pad" for p in self.board.geometry.cells)):
                     self.now += self.rng.uniform(0.5, 1.5)
@@ -451,6 +450,15 @@ class SimTable:
                 self.press("ok")
             else:
                 self.press("back")
+
+    def _leads_to(self, text: str, intended: Any) -> bool:
+        """Does the option ``text`` of a question lead to ``intended``? (An option the rules
+        refuse from the referee's position, as when the question is about a move before it
+        at real pace, leads nowhere.)"""
+        try:
+            return self._same(self.game.apply_text(self.referee.state, text), intended)
+        except IllegalMove:
+            return False
 
     def _answer_decision(self, move: Any, intended: Any) -> None:
         """A move the sensors cannot see: answer the question, or ask for it with OK."""
