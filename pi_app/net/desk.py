@@ -170,6 +170,8 @@ class Desk:
         """Set once the MQTT subscription is in place (nothing published before it is queued)."""
         self.result_listeners: list[Callable[[str, int, JSON], None]] = []
         """Called with (board, game id, result) for each station result stored (tournament)."""
+        self.ruling_listeners: list[Callable[[str, int, JSON], None]] = []
+        """Called with (board, game id, ruling) for each referee's ruling (tournament)."""
         self._restore()
 
     def _restore(self) -> None:
@@ -447,6 +449,8 @@ class Desk:
             "winners") or result.get("scores") != reported.get("scores")
         ruling = self.ledger.confirm(board, game_id, result, referee, note)
         self._confirmed[(board, game_id)] = ruling
+        for listener in self.ruling_listeners:
+            listener(board, game_id, ruling)
         self._dirty.add(board)
         with contextlib.suppress(RuntimeError):
             self._notify({board})
