@@ -34,6 +34,7 @@ from pi_app.net.broker import free_port, wait_connectable
 from pi_app.referee.config import ConfigError, load_config, parse_config
 from pi_app.referee.daemon import Hardware
 from pi_app.referee.firstboot import FirstBoot, load_for_run, qr_address, write_private
+from pi_app.referee.qr import qr_code
 from pi_app.referee.station import Station
 
 NEW_PIN = "tiki-pin-7"
@@ -117,7 +118,7 @@ def form(**fields: str) -> tuple[str, dict[str, str]]:
     return urlencode(fields), {"Content-Type": "application/x-www-form-urlencoded"}
 
 
-GOOD = {"board": "Table-7", "game": "topple", "players": "Ana, Ben, Caro", "count": "",
+GOOD = {"board": "Table-7", "game": "manami", "players": "Ana, Ben", "count": "",
         "pin": NEW_PIN, "ssid": SSID, "passphrase": PASSPHRASE, "mqtt_host": "",
         "mqtt_port": ""}
 
@@ -139,7 +140,17 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
         assert shows(station.last_screen, "Set-up code")
         assert shows(station.last_screen, "127.0.0.1:") and shows(station.last_screen,
                                                                   "/setup")
-        assert qr_address(f"http://127.0.0.1:{port}/") == f"HTTP://127.0.0.1:{port}/SETUP"
+        qr_text = qr_address(f"http://127.0.0.1:{port}/")
+        assert qr_text == f"HTTP://127.0.0.1:{port}/SETUP"  # capitals: alphanumeric, version 2
+        matrix = [list(row) for row in qr_code(qr_text).matrix]
+        image = station.last_screen
+        assert image is not None
+        side = len(matrix) * 2 + 4  # two pixels a module, a lit quiet zone of two
+        x0, y0 = image.width - side, image.height - side
+        pixels = image.load()
+        assert pixels is not None and len(matrix) == 25
+        assert [[not pixels[x0 + 2 + 2 * c, y0 + 2 + 2 * r] for c in range(len(matrix))]
+                for r in range(len(matrix))] == [[bool(m) for m in row] for row in matrix]
         for page in ("/", "/api/state", "/setup"):
             got = await http(port, "GET", page)
             assert got.status == 200 and code not in got.text, page
@@ -173,7 +184,9 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
         await until(lambda: len(stations) > 1, 30, "the station to start again")
         new = stations[1]
         assert new.config.station.board == "Table-7" and new.feed.board == "Table-7"
-        assert new.player_names() == ("Ana", "Ben", "Caro")
+        assert new.player_names() == ("Ana", "Ben")
+        assert new.session.game.name == "manami" and new.geometry.game == "manami"
+        assert len(new.last_frame) == new.geometry.led_count  # the Manami board's strip
         assert new.setup_code == "" and not shows(new.screen_image(new.clock()), code)
         assert new.status.notice == ""  # the Wi-Fi was joined: nothing to say
         await asyncio.to_thread(wait_connectable, "127.0.0.1", port, 10)
@@ -190,8 +203,8 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     config = load_config(path)
     assert config.station.configured and config.station.board == "Table-7"
-    assert config.station.game == "topple"
-    assert config.station.players == ("Ana", "Ben", "Caro")
+    assert config.station.game == "manami"
+    assert config.station.players == ("Ana", "Ben")
     assert config.web.token == NEW_PIN and config.web.port > 0
     assert config.web.host == "127.0.0.1" and not config.mqtt.enabled
     text = path.read_text()
@@ -199,7 +212,7 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
     assert json.loads(log.read_text()) == ["--wait", "60", "device", "wifi", "connect", SSID,
                                            "password", PASSPHRASE]
-    assert seen["snapshot"]["players"] == ["Ana", "Ben", "Caro"]
+    assert seen["snapshot"]["players"] == ["Ana", "Ben"]
 
 
 def test_a_network_that_is_not_joined_is_said_on_the_new_station(tmp_path: Path,
@@ -321,7 +334,7 @@ def test_tikiboard_run_goes_through_the_set_up_and_serves_the_new_station(
         while time.monotonic() < deadline:
             try:
                 if request(port, "GET", "/api/state").json()["snapshot"].get("players") == \
-                        ["Ana", "Ben", "Caro"]:
+                        ["Ana", "Ben"]:
                     break
             except OSError:
                 pass

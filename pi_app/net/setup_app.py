@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from pi_app.games import get_game
 from pi_app.net import setup_pages
 from pi_app.net.auth import Brake
 from pi_app.referee.firstboot import FirstBoot, SetupError
@@ -93,9 +94,9 @@ def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list
         network = (f" It joins the Wi-Fi {setup.join[0]} first: this phone may need to join "
                    "it too." if setup.join else "")
         return HTMLResponse(setup_pages.message_page(
-            "Set up", f"Saved. The station starts again as {config.station.board}, "
-            f"for {config.station.game}.{network} Its page's address is then on its screen "
-            "(MENU at game over shows it as a QR code)."))
+            "Set up", f"Saved. The station starts again as {config.station.board}, for "
+            f"{get_game(config.station.game).title}.{network} Its page's address is then on "
+            "its screen at game over, with a QR code."))
 
     return [Route("/setup", form), Route("/SETUP", capitals),
             Route("/setup", submit, methods=["POST"])]

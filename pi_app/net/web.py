@@ -27,6 +27,8 @@ Routes:
                        still in play only as its public record
 ``POST /api/action/N`` ``undo``, ``new_game`` (``{"game", "players"}``), ``override``
                        (``{"text"}``): needs ``Authorization: Bearer PIN`` (or ``X-Station-Token``)
+``GET/POST /setup``    the first-boot set-up, with the code on the station's screen
+                       (:mod:`pi_app.net.setup_app`)
 =====================  ===========================================================================
 
 Reading is open to anyone; the page is seen by both players, so it shows the public snapshot
