@@ -155,6 +155,10 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
             got = await http(port, "GET", page)
             assert got.status == 200 and code not in got.text, page
         assert (await http(port, "GET", "/SETUP")).headers["location"] == "/setup"
+        page = (await http(port, "GET", "/setup")).text  # the form posts what the tests post
+        names = set(re.findall(r'<(?:input|select) name="(\w+)"', page))
+        assert names == {"code", "mqtt_password", *GOOD}
+        assert '<form method="post" action="/setup"' in page and "<script" not in page
 
         # Wrong codes: refused, then braked.
         wrong = f"{(int(code) + 1) % 10 ** 6:06d}"

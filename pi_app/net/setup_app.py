@@ -40,6 +40,7 @@ SET_UP_ALREADY = ("This station is set up. To set it up again, set [station] con
 def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list[Route]:
     """The set-up's routes for the station app (``setup`` None: a station set up by hand)."""
     brake = brake or Brake()
+    writing = asyncio.Lock()  # one set-up is written, never two racing each other
 
     async def form(_request: Request) -> Response:
         if setup is None or setup.done:
@@ -84,7 +85,11 @@ def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list
             return HTMLResponse(setup_pages.form_page(refill, setup.games, error=str(exc),
                                                       field=exc.field), status_code=400)
         try:
-            await asyncio.to_thread(setup.write, text)
+            async with writing:
+                if setup.done:  # another answer with the code was written meanwhile
+                    return HTMLResponse(setup_pages.message_page("Set up", SET_UP_ALREADY),
+                                        status_code=403)
+                await asyncio.to_thread(setup.write, text)
         except OSError as exc:
             return HTMLResponse(setup_pages.message_page(
                 "Not saved", f"The station cannot write {setup.path}: "
