@@ -92,6 +92,7 @@ def _row(r: Mapping[str, Any]) -> str:
     result = (r["last_result"] or {}).get("text", "")
     players = " \u2013 ".join(str(p) for p in r["players"])
     moves = r["moves"] if r["game"] else ""
+    feed = "" if r["status"] == "never" else r["feed"]  # the badge says it already
     return (f'<tr id="row-{board}" data-status="{escape(r["status"])}">'
             f'<td class="c-board"><a href="/board/{board}">{board}</a></td>'
             f'<td class="c-status"><span class="badge s-{escape(r["status"])}">'
@@ -101,7 +102,7 @@ def _row(r: Mapping[str, Any]) -> str:
             f'<td class="c-scores">{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
             f'<td class="c-moves">{moves}</td>'
             f'<td class="c-last">{escape(str(r["last_move"] or ""))}</td>'
-            f'<td class="feed">{escape(r["feed"])}</td>'
+            f'<td class="feed">{escape(feed)}</td>'
             f'<td class="c-result">{escape(result)}</td></tr>')
 
 

@@ -442,6 +442,7 @@ function feedText(s, held) {
 const shown = new Map();  // board -> [summary, performance.now() when it came]
 function tick() {
   for (const [board, [s, at]] of shown) {
+    if (s.status === "never" && !boardId) continue;  // the row's badge says it
     const text = feedText(s, (performance.now() - at) / 1000);
     const cell = boardId ? document.getElementById("feed") :
       document.querySelector("#row-" + CSS.escape(board) + " .feed");
@@ -471,7 +472,8 @@ function row(s) {
             el("td", (s.players || []).join(" \u2013 "), "c-players"),
             el("td", (s.scores || []).join(" : "), "c-scores"),
             el("td", s.game ? s.moves : "", "c-moves"),
-            el("td", s.last_move || "", "c-last"), el("td", feedText(s, 0), "feed"),
+            el("td", s.last_move || "", "c-last"),
+            el("td", s.status === "never" ? "" : feedText(s, 0), "feed"),
             el("td", s.last_result ? s.last_result.text : "", "c-result"));
   return tr;
 }
