@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pi_app.bench.bots import main as bench_main
-from pi_app.bench.bots import play_pair, wilson
+from pi_app.bench.bots import outcome, play_pair, wilson
 from pi_app.bots import LEVELS
 from pi_app.bots.base import Budget
 from pi_app.bots.levels import make_bot
@@ -195,6 +195,13 @@ def test_search_beats_greedy(game_name: str, games: int, budget: int) -> None:
     of searches takes seconds)."""
     result = play_pair(game_name, 2, "search", "greedy", games, Budget(playouts=budget))
     assert result["wins"] > result["losses"], result
+
+
+def test_a_game_nobody_won_is_a_draw_not_a_loss() -> None:
+    """TacTiki's referee draw has no winners; the bench once counted it as a loss."""
+    assert outcome((), 0) == "draw"
+    assert outcome((0, 1), 1) == "draw"
+    assert outcome((1,), 0) == "loss" and outcome((0,), 0) == "win"
 
 
 def test_wilson_interval() -> None:

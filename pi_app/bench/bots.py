@@ -54,6 +54,14 @@ def _percentile(values: list[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def outcome(winners: tuple[int, ...], seat: int) -> str:
+    """``"win"`` (the sole winner), ``"draw"`` (a shared win, or a game nobody won: TacTiki's
+    referee draw) or ``"loss"``."""
+    if winners == (seat,):
+        return "win"
+    return "draw" if seat in winners or not winners else "loss"
+
+
 def parse_budget(text: str) -> Budget:
     """``300`` is 300 playouts per decision; ``0.2s`` is 0.2 seconds."""
     from pi_app.bots.base import Budget
@@ -82,12 +90,10 @@ def play_pair(game_name: str, players: int, level: str, opponent: str, games: in
         result = play_game(game, bots, random.Random(seed + i), budget, options)
         decisions += result.decisions
         seconds += result.seconds[seat]
-        if seat not in result.winners:
-            losses += 1
-        elif len(result.winners) == 1:
-            wins += 1
-        else:
-            draws += 1
+        kind = outcome(result.winners, seat)
+        wins += kind == "win"
+        draws += kind == "draw"
+        losses += kind == "loss"
     score = wins + draws / 2
     low, high = wilson(score, games)
     return {
