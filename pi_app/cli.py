@@ -85,7 +85,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """A whole game played by simulated hands through the real station, drawn live."""
     from pi_app.referee.demo import main as demo_main
 
-    return demo_main(args.game, args.seed, args.turns, args.picture)
+    return demo_main(args.game, args.seed, args.turns, args.picture, speed=args.speed,
+                     web=args.web, keep=args.keep)
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
@@ -327,9 +328,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="a whole game by simulated hands through the real station")
     p.add_argument("--game", choices=GAME_NAMES, default="topple", help="which game")
-    p.add_argument("--seed", type=int, default=7, help="the random seed of deal and hands")
+    p.add_argument("--seed", type=int, help="the random seed of deal and hands (default: a "
+                   "new one each run, printed)")
     p.add_argument("--turns", type=int, default=400, help="stop after this many turns")
     p.add_argument("--picture", help="after each turn, save the board and screen as this PNG")
+    p.add_argument("--speed", type=float, default=4.0,
+                   help="pace: 1 = as people play, 4 = four times faster (default 4)")
+    p.add_argument("--web", type=int, nargs="?", const=0, metavar="PORT",
+                   help="serve the station's page on 127.0.0.1 (PORT, or a free one)")
+    p.add_argument("--keep", metavar="DB", help="keep the game database as this new file "
+                   "(then: tikiboard export --db DB)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("examples", help="replay the bundled example record of each game")

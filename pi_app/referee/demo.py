@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
+import secrets
 import shutil
+import socket
+import sqlite3
 import sys
 import tempfile
 from dataclasses import replace
@@ -55,6 +59,20 @@ def oled_ascii(image: Image.Image | None) -> list[str]:
     return rows
 
 
+#: The terminal the demo must fit: a plain 80 x 24 one.
+WIDTH, HEIGHT = 80, 24
+#: The OLED drawn in braille: 2 x 4 pixels a character, 128 x 64 -> 64 x 16.
+OLED_COLS = 64
+#: The most grid rows the board may take (title 1 + board + OLED 16 + two status lines = 24).
+BOARD_ROWS = 5
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def visible(text: str) -> str:
+    """``text`` as the terminal shows it (colour codes take no room)."""
+    return _ANSI.sub("", text)
+
+
 def _rgb(colour: tuple[int, int, int], text: str, ansi: bool) -> str:
     if not ansi:
         return text
@@ -62,45 +80,114 @@ def _rgb(colour: tuple[int, int, int], text: str, ansi: bool) -> str:
     return f"{ESC}[38;2;{r};{g};{b}m{text}{ESC}[0m"
 
 
+def _led(colour: tuple[int, int, int], ansi: bool) -> str:
+    """One LED: ● lit (in its colour on a colour terminal), ○ dark."""
+    return _rgb(colour, "●", ansi) if any(colour) else "○"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+
 def board_text(station: Station, ansi: bool) -> list[str]:
-    """The board: each cell with its pieces (as the engine says) and its LEDs."""
+    """The board in at most :data:`BOARD_ROWS` lines of :data:`WIDTH` columns: each cell's name,
+    its LEDs and its pieces (as the engine says). A board longer than it is wide (Topple's
+    line of nine) is drawn across; narrow cells take two lines (name and LEDs over pieces)."""
     geometry = station.geometry
     view = station.session.game.expected_view(station.session.state)
     frame = station.last_frame or []
     cells = [c for c in geometry.cells if c.kind != "edge"]
     xs = sorted({round(c.center_mm[0]) for c in cells})
     ys = sorted({round(c.center_mm[1]) for c in cells})
-    grid: dict[tuple[int, int], str] = {}
+    across = len(ys) > BOARD_ROWS and len(xs) < len(ys)
+    cols, rows = (len(ys), len(xs)) if across else (len(xs), len(ys))
+    width = (WIDTH - (cols - 1)) // cols
+    grid: dict[tuple[int, int], tuple[str, str, str]] = {}
     for cell in cells:
-        pieces = ",".join(view.get(cell.name, ())) or "·"
-        leds = "".join(_rgb(frame[i] if i < len(frame) else (0, 0, 0), "●", ansi)
+        x, y = xs.index(round(cell.center_mm[0])), ys.index(round(cell.center_mm[1]))
+        leds = "".join(_led(frame[i] if i < len(frame) else (0, 0, 0), ansi)
                        for i in cell.leds[:2])
-        grid[xs.index(round(cell.center_mm[0])), ys.index(round(cell.center_mm[1]))] = \
-            f"{cell.name:>4} {leds} {pieces:<14}"
+        grid[(y, x) if across else (x, y)] = (cell.name, leds, ",".join(view.get(cell.name, ())))
+    two_lines = width < 14
     lines = []
-    for row in range(len(ys)):
-        lines.append(" ".join(grid.get((col, row), " " * 22) for col in range(len(xs))))
+    for row in range(rows):
+        tops, bottoms = [], []
+        for col in range(cols):
+            name, leds, pieces = grid.get((col, row), ("", "", ""))
+            head = f"{name} {leds}" if name else ""
+            pad = width - len(visible(head))
+            if two_lines:
+                tops.append(head + " " * pad)
+                bottoms.append(_cut(pieces or ("·" if name else ""), width).ljust(width))
+            else:
+                rest = _cut(" " + (pieces or "·"), pad) if name else ""
+                tops.append(head + rest.ljust(pad))
+        lines.append(" ".join(tops).rstrip())
+        if two_lines:
+            lines.append(" ".join(bottoms).rstrip())
     return lines
 
 
-def draw(station: Station, players: LivePlayers, out: TextIO, ansi: bool) -> None:
+def legend(station: Station, ansi: bool) -> list[str]:
+    """What the LEDs say (:data:`pi_app.referee.feedback.SIGNALS`), ● for the ones lit now."""
+    from pi_app.referee import feedback as fb
+
+    now = station.clock()
+    lit = {lamp.signal.key for lamp in fb.lamps(station.scene(now), station.geometry,
+                                                  now).values()}
+    room = WIDTH - OLED_COLS - 1  # beside the OLED and its one-column rule
+    lines = [_cut("LEDs (● = lit)", room)]
+    for signal in fb.SIGNALS.values():
+        dot = _rgb(signal.colour, "●", ansi) if signal.key in lit else "○"
+        lines.append(f"{dot} {_cut(signal.label, room - 2)}")
+    return lines
+
+
+def frame_lines(station: Station, players: LivePlayers, ansi: bool, title: str = "") -> list[str]:
+    """One picture of the demo, at most :data:`WIDTH` x :data:`HEIGHT`: the title, the board
+    with its LEDs, the OLED screen with the LEDs' legend beside it, the last moves and the
+    scores."""
     status = station.scene(station.clock())
-    title = station.session.game.title
-    lines = [f"tikiboard demo — {title} — board {station.config.station.board}", ""]
+    people = station.player_names()
+    head = title or f"tikiboard demo · {station.session.game.title}"
+    lines = [_cut(head, WIDTH)]
     lines += board_text(station, ansi)
-    lines.append("")
-    frame = "─" * 64
-    lines += ["  ┌" + frame + "┐"]
-    lines += ["  │" + row + "│" for row in oled_ascii(station.last_screen)]
-    lines += ["  └" + frame + "┘"]
-    lines.append("")
-    moves = [t for _, t in station.session.history][-8:]
-    lines.append("moves: " + "  ".join(moves))
-    lines.append(f"phase: {status.phase}   scores: {list(status.scores)}   "
-                 f"made by hand: {players.stats.moves}   illegal tries: {players.stats.illegal}")
+    screen = oled_ascii(station.last_screen) or [" " * OLED_COLS] * 16
+    side = legend(station, ansi)
+    for i, row in enumerate(screen):
+        lines.append(f"{row}▕{side[i]}" if i < len(side) else row)
+    moves = [t for _, t in station.session.history][-12:]
+    lines.append(_cut("moves: " + "  ".join(moves), WIDTH))
+    scores = ", ".join(f"{people[p] if p < len(people) else p + 1} {s}"
+                       for p, s in enumerate(status.scores))
+    result = outcome(station)
+    tail = (f"result: {result}" if result != "not finished"
+            else f"{status.phase}, to move: " + (people[status.to_move]
+                                                 if status.to_move is not None
+                                                 and status.to_move < len(people) else "-"))
+    lines.append(_cut(f"{tail} · {scores} · by hand {players.stats.moves}, illegal "
+                      f"{players.stats.illegal}", WIDTH))
+    return lines
+
+
+def draw(station: Station, players: LivePlayers, out: TextIO, ansi: bool,
+         title: str = "") -> None:
+    lines = frame_lines(station, players, ansi, title)
     if ansi:
         out.write(f"{ESC}[H{ESC}[2J" + "\n".join(lines) + "\n")
     out.flush()
+
+
+def outcome(station: Station) -> str:
+    """"not finished", "draw", or who won, by name ("Player 1" where no name was given)."""
+    game, state = station.session.game, station.session.state
+    winners = game.winners(state)
+    if winners is None:
+        return "not finished"
+    if not winners:
+        return "draw"
+    people = station.player_names()
+    return " and ".join(people[w] for w in winners) + " won"
 
 
 class DemoPlayers:
@@ -110,7 +197,9 @@ class DemoPlayers:
     def __init__(self, station: Station, hardware: Hardware, rng: random.Random, *,
                  illegal: float = 0.0, takeback: float = 0.0, noise: Noise | None = None,
                  pace: tuple[float, float] = (0.1, 0.25),
-                 script: dict[int, str] | None = None) -> None:
+                 script: dict[int, str] | None = None,
+                 think: tuple[float, float] = (0.0, 0.0)) -> None:
+        self.think = think  # seconds a player looks at the board before a turn
         self.script = dict(script or {})  # turn number -> "illegal" or "takeback"
         self.turns = 0
         self.station = station
@@ -255,6 +344,20 @@ class DemoPlayers:
             await self.players.press("ok")
         await self.wait_for(lambda: station.session.state == earlier, 3.0)
 
+    async def restack(self, view: Any) -> None:
+        """TacTiki: the stacks were laid out at once, so the station asks for the fields whose
+        order it could not see; lift their pieces off and put them back one at a time."""
+        asked = await self.wait_for(lambda: (p := self._prompt()) is not None
+                                    and p.kind == "order", 2.0)
+        prompt = self._prompt()
+        if not asked or prompt is None:
+            return
+        fields = prompt.options
+        await self.players.change({c: () for c in fields})
+        for height in range(1, max(len(view[c]) for c in fields) + 1):
+            await self.players.change({c: tuple(view[c][:height]) for c in fields})
+            await asyncio.sleep(0.3)
+
     async def tap_cards(self) -> None:
         """Tiki Topple: each player draws a Secret Tiki card and taps it on the card pad."""
         from pi_app.games.topple_deck import deck
@@ -273,7 +376,10 @@ class DemoPlayers:
     async def play(self, max_turns: int, on_turn: Any = None) -> None:
         station = self.station
         game = station.session.game
-        self.players.lay_out(game.expected_view(station.session.state))
+        view = game.expected_view(station.session.state)
+        self.players.lay_out(view)
+        if station.status.reading is not None:
+            await self.restack(view)
         await self.wait_for(lambda: station.status.phase == "play" and not station.blocked(),
                             6.0)
         for _ in range(max_turns):
@@ -290,36 +396,73 @@ class DemoPlayers:
                 await self.settle_board()
                 await self.wait_for(lambda: station.status.phase == "play", 6.0)
                 continue
+            if self.think[1] > 0:
+                await asyncio.sleep(self.rng.uniform(*self.think))
             await self.turn()
             if on_turn is not None:
                 on_turn()
 
 
+#: At ``--speed 1`` (real pace): seconds a player thinks before a turn, and the hands' seconds
+#: per action. Faster speeds divide both; the hands never go below :data:`FASTEST_HANDS`, the
+#: quickest the station's settle times are tuned for (a real hand is not faster).
+THINK = (1.0, 3.0)
+HANDS = (0.3, 0.75)
+FASTEST_HANDS = (0.1, 0.25)
+
+
+def paces(speed: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(thinking, hands) at ``speed`` times the real pace."""
+    think = (THINK[0] / speed, THINK[1] / speed)
+    hands = (max(FASTEST_HANDS[0], HANDS[0] / speed), max(FASTEST_HANDS[1], HANDS[1] / speed))
+    return think, hands
+
+
+def free_port() -> int:
+    """A port the OS has free on 127.0.0.1 now (for ``--web`` without a port)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                    out: TextIO = sys.stdout, data_dir: Path | None = None,
                    illegal: float = 0.04, takeback: float = 0.03,
-                   snapshot: Path | None = None) -> Station:
-    """Play one game on the simulated board and draw it; returns the station at the end."""
+                   snapshot: Path | None = None, speed: float = 4.0,
+                   web_port: int | None = None, pin: str = "",
+                   keep: Path | None = None) -> Station:
+    """Play one game on the simulated board and draw it; returns the station at the end.
+
+    ``web_port``: serve the station's page on 127.0.0.1 (``pin``: its PIN for actions).
+    ``keep``: copy the game database there at the end (``tikiboard export --db`` reads it).
+    """
     tmp = None
     if data_dir is None:
         tmp = tempfile.mkdtemp(prefix="tikiboard-demo-")
         data_dir = Path(tmp)
     config = Config(station=replace(StationConfig(), game=game, seed=seed,
                                     data_dir=str(data_dir)), source="demo")
+    if web_port is not None:
+        config = replace(config, web=replace(config.web, enabled=True, host="127.0.0.1",
+                                             port=web_port, token=pin))
     ansi = out.isatty()
     stop = asyncio.Event()
     result: dict[str, Station] = {}
+    title = f"tikiboard demo · {game} · seed {seed} · speed {speed:g}"
+    if web_port is not None:
+        title += f" · http://127.0.0.1:{web_port}/"
+    think, hands = paces(speed)
 
     def ready(station: Station, hardware: Hardware) -> None:
         result["station"] = station
 
         async def players() -> None:
             demo = DemoPlayers(station, hardware, random.Random(seed), illegal=illegal,
-                               takeback=takeback)
+                               takeback=takeback, pace=hands, think=think)
 
             async def screen() -> None:
                 while not stop.is_set():
-                    draw(station, demo.players, out, ansi)
+                    draw(station, demo.players, out, ansi, title)
                     await asyncio.sleep(0.25)
 
             drawer = asyncio.ensure_future(screen()) if ansi else None
@@ -331,11 +474,11 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
 
             try:
                 await demo.play(max_turns, on_turn=turn_done)
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(1.0 / speed)
             finally:
                 if drawer is not None:
                     drawer.cancel()
-                draw(station, demo.players, out, ansi)
+                draw(station, demo.players, out, ansi, title)
                 _summary(station, demo, out)
                 stop.set()
 
@@ -344,10 +487,24 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
     tasks: list[asyncio.Future[None]] = []
     try:
         await serve(config, stop=stop, on_ready=ready)
+        if keep is not None:
+            _keep(data_dir / "tikiboard.db", keep)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     return result["station"]
+
+
+def _keep(db: Path, keep: Path) -> None:
+    """The demo's database, whole, at ``keep`` (SQLite's backup: the WAL's pages included)."""
+    source = sqlite3.connect(db)
+    target = sqlite3.connect(keep)
+    try:
+        source.backup(target)
+        target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal
+    finally:
+        target.close()
+        source.close()
 
 
 def picture(station: Station) -> Image.Image:
@@ -383,19 +540,39 @@ def _log_turn(station: Station, out: TextIO) -> None:
 
 def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
     game, state = station.session.game, station.session.state
-    winners = game.winners(state)
     out.write("\n" + game.describe(state) + "\n")
     people = station.player_names()  # names, or "Player 1"...: people count from 1
-    said = ("not finished" if winners is None else "a draw" if not winners
-            else " and ".join(people[w] for w in winners) + " won")
     scores = ", ".join(f"{people[p]} {s}" for p, s in enumerate(game.scores(state)))
-    out.write(f"result: {said}; scores {scores}; moves accepted {len(station.accepted_log)}, "
-              f"made by hand {demo.players.stats.moves}, illegal tries "
-              f"{demo.players.stats.illegal}, takebacks {demo.players.stats.takebacks}\n")
+    out.write(f"result: {outcome(station)}; scores {scores}; moves accepted "
+              f"{len(station.accepted_log)}, made by hand {demo.players.stats.moves}, illegal "
+              f"tries {demo.players.stats.illegal}, takebacks {demo.players.stats.takebacks}\n")
     out.flush()
 
 
-def main(game: str, seed: int, max_turns: int, snapshot: str | None = None) -> int:
-    station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns,
+def main(game: str, seed: int | None, max_turns: int, snapshot: str | None = None, *,
+         speed: float = 4.0, web: int | None = None, keep: str | None = None) -> int:
+    """``tikiboard demo``: ``seed`` None draws one (printed, to play the same game again);
+    ``web`` 0 picks a free port."""
+    if speed <= 0:
+        print("tikiboard demo: --speed must be more than 0", file=sys.stderr)
+        return 2
+    kept = Path(keep) if keep else None
+    if kept is not None and kept.exists():
+        print(f"tikiboard demo: {kept} exists; --keep writes a new file, never over one",
+              file=sys.stderr)
+        return 2
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)
+    print(f"seed {seed} (tikiboard demo --game {game} --seed {seed} deals this game again)")
+    pin = ""
+    if web is not None:
+        web = web or free_port()
+        pin = f"{secrets.randbelow(10**6):06d}"
+        print(f"page: http://127.0.0.1:{web}/ (PIN {pin} for its actions)")
+    sys.stdout.flush()
+    station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns, speed=speed,
+                                   web_port=web, pin=pin, keep=kept,
                                    snapshot=Path(snapshot) if snapshot else None))
+    if kept is not None:
+        print(f"database kept in {kept} (tikiboard export --db {kept})")
     return 0 if station.session.game.is_over(station.session.state) or max_turns < 400 else 1
