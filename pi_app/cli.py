@@ -1,7 +1,7 @@
 """The ``tikiboard`` command line.
 
 Every subcommand is a thin shell over the library: it parses arguments, calls one function and
-prints. Exit status follows ``RECORDS.md``: 0 success, 1 the rules were broken, 2 the input could
+prints. Exit status as in ``docs/records.md``: 0 success, 1 the rules were broken, 2 the input could
 not be used (one clear line on stderr, never a traceback).
 """
 
@@ -51,7 +51,7 @@ def _print_replay(result: Replay, names: Sequence[str] = ()) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Apply every move of a record and report (``RECORDS.md``)."""
+    """Apply every move of a record and report (``docs/records.md``)."""
     try:
         record = load_record(args.file)
         result = replay(record)
@@ -177,7 +177,7 @@ def _write_private(path: Path, text: str) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write a station's games as records (RECORDS.md), from its database, read-only (a wrong
+    """Write a station's games as records (docs/records.md), from its database, read-only (a wrong
     path is an error, never a new empty database). A game that does not read back is left
     out, said on stderr, and the exit status is 2; the others are still written."""
     from pi_app.referee.session import Session

@@ -1,4 +1,4 @@
-"""Game records (``RECORDS.md``): reading them and replaying them through an engine.
+"""Game records (``docs/records.md``): reading them and replaying them through an engine.
 
 A record is the project's PGN. Replay is one loop for every game: the engine splits the record
 into :class:`~pi_app.games.base.Segment` s (a set-up, then moves) and this module applies them in
@@ -43,7 +43,7 @@ class Replay:
         return self.error is None
 
     def to_json(self) -> JSON:
-        """The object ``tikiboard replay --json`` prints (``RECORDS.md``)."""
+        """The object ``tikiboard replay --json`` prints (``docs/records.md``)."""
         game, state = self.game, self.state
         winners = game.winners(state)
         return {

@@ -367,7 +367,7 @@ def test_mfrc522_reset_values_read_only_and_reserved_registers() -> None:
 
 
 def test_mfrc522_timer_with_the_common_library_values_runs_25_ms() -> None:
-    # miguelbalboa/rfid init (hardware.md): TModeReg 0x80, TPrescalerReg 0xA9, TReload 0x03E8;
+    # Arduino rfid init (hardware-notes.md §1.1): TModeReg 0x80, TPrescalerReg 0xA9, TReload 0x03E8;
     # f_timer = 13.56 MHz / (2 * 0xA9 + 1) = 40 kHz (data sheet Table 106), 1000 + 1 counts.
     chip = emu522.Mfrc522Chip(Field())
     host = Rc522Host(chip)

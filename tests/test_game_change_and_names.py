@@ -254,7 +254,7 @@ def test_names_from_the_page_reach_the_screen_the_page_and_the_record(tmp_path: 
     assert exported.returncode == 0, exported.stderr
     record = json.loads(exported.stdout)
     assert record["players"] == ["Ana", "Ben", "Caro"]
-    assert record["options"]["players"] == 3  # RECORDS.md: the count; names beside it
+    assert record["options"]["players"] == 3  # docs/records.md: the count; names beside it
 
 
 def test_the_winner_is_named_on_the_screen_the_page_and_in_the_replay(tmp_path: Path) -> None:

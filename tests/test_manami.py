@@ -1,7 +1,7 @@
 """Tiki on Manami island: hand-made exact cases, one or more per ruling of seeds/tiki-manami.md.
 
 Positions are written as village -> owners bottom first (``{"b1": "10"}`` is a totem with a token
-of player 1 under a token of player 0) on the layout of RECORDS.md's example, drawn here with
+of player 1 under a token of player 0) on the layout of docs/records.md's example, drawn here with
 row 3 at the top::
 
     3   0  +1   0        a3 b3 c3

@@ -26,7 +26,7 @@ def test_mypy_strict_clean() -> None:
 
 
 def test_rules_never_import_hardware() -> None:
-    """The engines are pure: no I/O, clocks or hardware modules (DESIGN.md)."""
+    """The engines are pure: no I/O, clocks or hardware modules (docs/design.md)."""
     banned = ("serial", "gpiozero", "neopixel", "board", "luma", "paho", "sqlite3", "socket",
               "time", "asyncio", "pi_app.hw", "pi_app.board", "pi_app.referee", "pi_app.net")
     for path in (ROOT / "pi_app" / "games").glob("*.py"):

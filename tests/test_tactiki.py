@@ -33,7 +33,7 @@ EXAMPLE = REPO / "pi_app" / "data" / "tactiki-example.tiki.json"
 #: The strength table as the rules print it (independent of the engine's formula).
 WINS = {5: {4, 3, 2}, 4: {3, 2, 1}, 3: {2, 1}, 2: {1}, 1: {5}}
 
-#: The set-up of the RECORDS.md example.
+#: The set-up of the docs/records.md example.
 RECORD_SETUP = {"a1": [5, 3], "b1": [1, 4], "c1": [2, 2], "d1": [3, 5], "e1": [4, 1],
                 "a5": [1, 2], "b5": [3, 4], "c5": [5, 5], "d5": [2, 3], "e5": [4, 1]}
 

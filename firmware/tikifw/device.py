@@ -46,7 +46,7 @@ class Device:
         self.last_snapshot = 0
         self.reported_bad = 0
         # Presence sensor -> reader of the same cell: a presence change there is read at once,
-        # ahead of the round-robin (hardware.md §8: presence triggers, identity confirms).
+        # ahead of the round-robin (docs/hardware-notes.md §8: presence first, identity confirms).
         self.presence_readers = presence_readers or {}
         self.urgent = []
 

@@ -1,7 +1,7 @@
 """MFRC522 (RC522) driver for ISO/IEC 14443-A tags: one tag per reader, read by UID only.
 
 Chosen for Tiki Topple (firmware/README.md): each slot holds exactly one tiki, so the cheap
-MFRC522 with its bit-level anticollision is enough. Tuned from hardware.md:
+MFRC522 with its bit-level anticollision is enough. Tuned from docs/hardware-notes.md:
 
 - the receive timeout is ``timeout_us`` (2 ms by default) instead of the usual 25 ms, so an
   empty slot costs about 2 ms, not 25;

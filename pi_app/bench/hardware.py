@@ -8,7 +8,7 @@ Run ``python -m pi_app.bench.hardware [--seconds S]``; it prints one JSON object
   sink (thread, pyserial, decoding, time mapping): p50 / p99 / max;
 - ``firmware_scan``: the firmware's scan loop under MicroPython's unix port
   (firmware/host_selftest.py bench) for each board, through the real drivers against chip
-  emulators (no RF air time: that is hardware.md's 4-5 ms per cell) and over simulated readers
+  emulators (no RF air time: docs/hardware-notes.md's 4-5 ms per cell) and over simulated readers
   (the scanner's own cost); null when the micropython binary is missing;
 - ``led_frame_us``: ``PixelStrip.show`` of a changing 52-LED frame (TacTiki) into a recording
   PixelBuf: validation, power cap and byte packing; plus the WS2812 wire time for comparison.

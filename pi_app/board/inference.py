@@ -1,6 +1,6 @@
 """Move inference: which legal move (if any) explains what the sensors see.
 
-Compare states, not move texts (DESIGN.md). For each engine position a :class:`Position` is
+Compare states, not move texts (docs/design.md). For each engine position a :class:`Position` is
 built once, right after a move is accepted, while the players are still reaching for pieces: the
 sensor picture of every legal move's placement, of everything a move passes through on the way,
 and of the last few positions (takebacks). Classifying a stable picture is then one dictionary

@@ -11,7 +11,7 @@ a regression test, or to show the tracker at work. Format (one JSON object per l
     {"t": 1.20, "type": "button", "button": "ok"}
     {"t": 1.30, "type": "link", "up": false, "detail": "unplugged"}
 
-``record`` is a game record (``RECORDS.md``) whose set-up the board starts from; its moves, if
+``record`` is a game record (``docs/records.md``) whose set-up the board starts from; its moves, if
 any, are played first (the trace then starts from that position). ``geometry`` is a game name
 (``hardware/boards/GAME.json``) or a path; it defaults to the game's board. ``t`` is seconds,
 non-decreasing. Lines starting with ``#`` and blank lines are skipped.

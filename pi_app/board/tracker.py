@@ -7,7 +7,7 @@ pictures with engine views:
 
 * **Missed tags.** A reader can miss a tag in a stack for a scan or several. A tag that stops
   being reported on a cell whose presence sensor still says "occupied" stays in the picture for
-  ``miss_grace`` seconds (DESIGN.md: a tag that was in a cell stays there until the presence
+  ``miss_grace`` seconds (docs/design.md: a tag that was in a cell stays there until the presence
   sensor or a later reading says otherwise). It leaves at once when the cell goes empty or the
   tag turns up elsewhere.
 * **Presence flicker.** A presence sensor must hold a new state, "empty" or "occupied", for

@@ -10,11 +10,11 @@ The vocabulary is deliberately small (after python-chess):
   raises :class:`IllegalMove` with a sentence a player understands.
 * ``to_move(state)``: whose decision is next (``None`` when nobody's: the game or a Topple round is
   over). Every decision is a move, so an engine never has to ask anybody anything.
-* ``is_over`` / ``scores`` / ``winners``: the outcome, in the units of ``RECORDS.md``.
+* ``is_over`` / ``scores`` / ``winners``: the outcome, in the units of ``docs/records.md``.
 * ``parse_move`` / ``move_text``: the record notation.
 * ``state_to_json`` / ``state_from_json``: a documented JSON state.
 * ``expected_view(state)``: what ideal sensors would read, cell by cell.
-* ``record_segments(record)``: how a game record (``RECORDS.md``) maps onto set-ups and moves, so
+* ``record_segments(record)``: how a record (``docs/records.md``) maps onto set-ups and moves, so
   ``tikiboard replay`` is one generic loop for all games.
 * ``public_record`` / ``public_view`` / ``public_piece`` / ``public_text``: what anyone at the
   venue may see while the game is on (Topple's Secret Tiki cards and TacTiki's ranks are not),
@@ -96,7 +96,7 @@ class Game(abc.ABC, Generic[S, M]):
 
     @abc.abstractmethod
     def scores(self, state: S) -> tuple[int, ...]:
-        """Per player, in the units of ``RECORDS.md``."""
+        """Per player, in the units of ``docs/records.md``."""
 
     @abc.abstractmethod
     def winners(self, state: S) -> tuple[int, ...] | None:
@@ -239,7 +239,7 @@ class Game(abc.ABC, Generic[S, M]):
         return " ".join(self.public_piece(word) for word in text.split(" "))
 
     def public_record(self, record: JSON) -> JSON:
-        """A game record (``RECORDS.md``), or a part of one (a set-up, a Topple round), as
+        """A game record (``docs/records.md``), or a part of one (a set-up, a Topple round), as
         anyone may see it: a copy with the hidden set-up facts removed or masked and every move
         through :meth:`public_text`. The default is a copy."""
         return copy.deepcopy(record)

@@ -37,7 +37,7 @@ from pi_app.games.base import JSON, Game, IllegalMove, RecordError, Segment, Vie
 TIKIS: tuple[str, ...] = (
     "Hookipa", "Lokahi", "Nani", "Wikiwiki", "Akamai", "Huhu", "Nui", "Kapu", "Eepo",
 )
-#: The three symbol groups of three (research/rules.md §1.4); the station sets up by group.
+#: The three symbol groups of three (docs/rules-sources.md §1.4); the station sets up by group.
 GROUPS: tuple[tuple[str, str, str], ...] = (
     ("Nani", "Wikiwiki", "Huhu"),
     ("Nui", "Lokahi", "Akamai"),
@@ -482,7 +482,7 @@ class ToppleGame(Game[ToppleState, Move]):
         return out
 
 
-#: What a round object (``RECORDS.md``) shows to everybody while the game is on.
+#: What a round object (``docs/records.md``) shows to everybody while the game is on.
 _PUBLIC_ROUND_KEYS = ("line", "first", "players", "moves")
 
 

@@ -8,7 +8,7 @@ nothing Pi-only loads on a PC. Which one: ``TIKIBOARD_LEDS`` or the pin map's
 ``pi.neopixel.driver`` (``neopixel``, ``neopixel_spi``, ``mock``), like gpiozero's pin factories.
 
 Power: a WS2812 draws about 20 mA per colour channel at full scale and about 1 mA dark
-(hardware.md). ``PowerBudget`` estimates a frame's current and scales every channel down
+(docs/hardware-notes.md). ``PowerBudget`` estimates a frame's current and scales every channel down
 evenly when it would exceed the supply, so a full-white test pattern cannot brown out the Pi.
 """
 

@@ -301,7 +301,7 @@ class Ledger:
         return sorted(keys)
 
     def record(self, board: str, game_id: int, event: str = "") -> JSON | None:
-        """A game's record (``RECORDS.md``) with who, where, and the reported and ruled result.
+        """A game's record (``docs/records.md``) with who, where, and the reported and ruled result.
 
         Rows that do not fit the schema are left out and named in ``"problems"``; a record that
         cannot be rebuilt from its events falls back to the last one the station sent."""

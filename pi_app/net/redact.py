@@ -195,7 +195,7 @@ def public_event(game: str | None, event: JSON) -> JSON | None:
 
 
 def public_record(record: JSON) -> JSON:
-    """A game record (``RECORDS.md``, with a station's extra fields) as anyone may see it; a
+    """A game record (``docs/records.md``, with a station's extra fields) as anyone may see it; a
     record of an unknown game keeps only its ``game``."""
     game = engine(record.get("game"))
     return {"game": record.get("game")} if game is None else game.public_record(record)

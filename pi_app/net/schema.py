@@ -75,7 +75,7 @@ class StatePayload:
 
 @dataclass(frozen=True)
 class RecordPayload:
-    """``…/record``: the current game's record (``RECORDS.md``) and who played it."""
+    """``…/record``: the current game's record (``docs/records.md``) and who played it."""
 
     game: str
     station_game_id: int

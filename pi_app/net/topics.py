@@ -10,7 +10,7 @@ leaf        retained   QoS      payload (JSON)
 ``status``  yes        1        ``{"board", "online": true|false, "t", "client"}``; the last will
                                 sets ``online: false`` when a station vanishes
 ``state``   yes        1        the station's feed snapshot (``pi_app.referee.feed``) minus record
-``record``  yes        1        the current game's record (``RECORDS.md``) + board, game id, players
+``record``  yes        1        the game's record (docs/records.md) + board, game id, players
 ``game``    yes        1        the header of a game: game, setup, players, created
 ``events``  no         1        one stored event: ``{"board", "seq", "game_id", "n", "t", "kind",
                                 "data"}``; ``seq`` is the station's ``events.id``

@@ -5,7 +5,7 @@ then the configured ones, or "Player 1", "Player 2"...) and from the configurati
 (``[station] players``). They are stored with the game and written into its record, and every
 screen, page and summary shows them; where a game has none (a game stored before names
 existed) people see "Player 1", "Player 2"...: numbers for people start at 1, while records keep
-their 0-based indices (``RECORDS.md``).
+their 0-based indices (``docs/records.md``).
 
 A name is trimmed and must be short enough for the station's screen and the dashboard's grid
 (:data:`NAME_MAX`), printable, and different from the other names of the game: a result read

@@ -136,7 +136,7 @@ class Session:
         return list(self.record.get("moves", []))
 
     def export(self) -> JSON:
-        """The game as a record (``RECORDS.md``), with the station's extra fields."""
+        """The game as a record (``docs/records.md``), with the station's extra fields."""
         row = self.store.game(self.game_id)
         extra: JSON = {"board": row.board, "station_game_id": row.id}
         if row.players:

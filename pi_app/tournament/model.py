@@ -8,7 +8,7 @@ saves whole values.
 Identities: a player's ``id`` (``"p1"``, ``"p2"``...) never changes and never comes back, even
 when the player withdraws; people see the player's *number*, their 1-based place in the entry
 list (:meth:`Tournament.number`). Seats are 0-based like a record's player indices
-(``RECORDS.md``): seat 0 moves first, and a station's player ``i`` is the pairing's seat ``i``.
+(``docs/records.md``): seat 0 moves first, and a station's player ``i`` is the pairing's seat ``i``.
 """
 
 from __future__ import annotations
