@@ -450,7 +450,7 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
     result: dict[str, Station] = {}
     title = f"tikiboard demo · {game} · seed {seed} · speed {speed:g}"
     if web_port is not None:
-        title += f" · http://127.0.0.1:{web_port}/"
+        title += f" · http://127.0.0.1:{web_port}/" + (f" PIN {pin}" if pin else "")
     think, hands = paces(speed)
 
     def ready(station: Station, hardware: Hardware) -> None:
