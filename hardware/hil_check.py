@@ -43,8 +43,8 @@ from pi_app.board.geometry import (  # noqa: E402
     board_names,
     load_geometry,
 )
-from pi_app.hw.events import PresenceChanged, Snapshot, TagsSeen  # noqa: E402
 from pi_app.hw.pinmap import PinMapError, load_pinmap  # noqa: E402
+from pi_app.readings import PresenceChanged, Snapshot, TagsSeen  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 STEPS = ("selftest", "cells", "height", "stacks")

@@ -214,8 +214,8 @@ def cmd_register(args: argparse.Namespace) -> int:
     from pi_app.board.geometry import load_geometry
     from pi_app.board.registrar import Registrar
     from pi_app.board.registry import RegistryError, TagRegistry
-    from pi_app.hw.events import SensorEvent
     from pi_app.hw.link import SerialLink
+    from pi_app.readings import SensorEvent
     from pi_app.referee.config import ConfigError, load_config
 
     try:

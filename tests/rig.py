@@ -20,7 +20,7 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
-from pi_app.hw.events import ButtonPressed, SensorEvent
+from pi_app.readings import ButtonPressed, SensorEvent
 from pi_app.sim.hands import Action, Hands, PhysicalBoard
 from pi_app.sim.players import registry_for
 from pi_app.sim.sensors import SensorModel

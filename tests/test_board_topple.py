@@ -11,7 +11,7 @@ from pi_app.board.follower import InSync, MoveAccepted, MoveRevised, TakenBack
 from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Verdict
 from pi_app.board.tracker import Tracker
-from pi_app.hw.events import LinkStatus, PresenceChanged, Snapshot, TagsSeen
+from pi_app.readings import LinkStatus, PresenceChanged, Snapshot, TagsSeen
 from pi_app.records import replay
 from pi_app.sim.hands import Action
 from pi_app.sim.players import registry_for
@@ -200,7 +200,7 @@ def test_unknown_tag_is_reported_on_its_cell() -> None:
     rig = Rig("topple", start())
     uid = "04DEADBEEF0001"
     out = rig.deliver([*rig.sensors.run([])])
-    from pi_app.hw.events import TagsSeen
+    from pi_app.readings import TagsSeen
 
     out = rig.deliver([TagsSeen(rig.now + 0.1, 9, frozenset({uid}))])
     assert rig.follower.observation(rig.now).unknown == {"card": (uid,)}
@@ -212,7 +212,7 @@ def test_unknown_tag_is_reported_on_its_cell() -> None:
 def test_a_tag_missed_for_several_scans_changes_nothing(absent_after: int) -> None:
     """The reader drops Nui for a few scans while the presence sensor stays on."""
     rig = Rig("topple", start(), absent_after=absent_after)
-    from pi_app.hw.events import TagsSeen
+    from pi_app.readings import TagsSeen
 
     nui = rig.board.cells["s4"][0]
     t = rig.now

@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 
 from pi_app.hw.buttons import Buttons
-from pi_app.hw.events import ButtonPressed, PresenceChanged, Snapshot
-from pi_app.hw.faults import HwEvent
 from pi_app.hw.gpio_sensors import GpioPresence
 from pi_app.hw.pinmap import load_pinmap
+from pi_app.readings import ButtonPressed, HwEvent, PresenceChanged, Snapshot
 
 PINS = load_pinmap()
 

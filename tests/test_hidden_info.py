@@ -605,8 +605,8 @@ def test_the_real_station_set_up_reading_shows_nothing_hidden(tmp_path: Path,
     channel makes it public, holds no card and no rank; the stored events do."""
     from dataclasses import replace
 
-    from pi_app.hw.events import PresenceChanged, TagsSeen
     from pi_app.net.redact import public_event, public_snapshot
+    from pi_app.readings import PresenceChanged, TagsSeen
     from pi_app.referee.config import Config
     from pi_app.referee.config import Station as StationConfig
     from pi_app.referee.station import Station

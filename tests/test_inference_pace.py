@@ -21,7 +21,7 @@ from pi_app.bench.accuracy import run
 from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
-from pi_app.hw.events import PresenceChanged, SensorEvent
+from pi_app.readings import PresenceChanged, SensorEvent
 from pi_app.sim.hands import Action
 from pi_app.sim.players import registry_for
 from pi_app.sim.table import Pace, SimTable

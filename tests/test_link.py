@@ -14,12 +14,11 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from pi_app.hw import messages as m
-from pi_app.hw.events import LinkStatus, PresenceChanged, Snapshot, TagsSeen
-from pi_app.hw.faults import HardwareFault, HwEvent
 from pi_app.hw.frames import Frame, FrameDecoder, encode_frame
 from pi_app.hw.link import LinkDown, SerialLink, asyncio_sink
 from pi_app.hw.simfirmware import SimFirmware
 from pi_app.hw.timebase import SensorClock
+from pi_app.readings import HardwareFault, HwEvent, LinkStatus, PresenceChanged, Snapshot, TagsSeen
 
 UID = "04A1B2C3D4E5F6"
 STACK = ("E004010000001001", "E004010000001011", "E004010000001021")

@@ -19,7 +19,7 @@ import pytest
 from pi_app.board.follower import InSync
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
-from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, TagsSeen
+from pi_app.readings import ButtonPressed, LinkStatus, PresenceChanged, TagsSeen
 from pi_app.records import fold, replay
 from pi_app.referee.config import DEFAULTS_TOML, Config, ConfigError, load_config, parse_config
 from pi_app.referee.config import Station as StationConfig

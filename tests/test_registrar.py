@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pi_app.board.registrar import Registrar
 from pi_app.board.registry import TagRegistry
-from pi_app.hw.events import Snapshot, TagsSeen
+from pi_app.readings import Snapshot, TagsSeen
 
 
 def test_registers_one_new_tag_per_piece_and_persists(tmp_path: Path) -> None:

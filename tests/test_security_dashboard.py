@@ -39,7 +39,6 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from pi_app.hw.events import PresenceChanged, TagsSeen
 from pi_app.net import topics
 from pi_app.net.auth import Brake, CookieSigner, hash_password, verify_password
 from pi_app.net.broker import (
@@ -59,6 +58,7 @@ from pi_app.net.ledger import Ledger
 from pi_app.net.limits import StreamCap
 from pi_app.net.mqtt import BrokerOptions, PublisherConfig, new_client, start_publisher
 from pi_app.net.simstation import SimStation
+from pi_app.readings import PresenceChanged, TagsSeen
 from pi_app.referee.config import Config, parse_config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.feed import StationStatus

@@ -34,8 +34,8 @@ import pytest
 from pi_app.board.geometry import load_geometry
 from pi_app.board.tracker import RECENT_UNKNOWN, Tracker
 from pi_app.games import get_game
-from pi_app.hw.events import TagsSeen
 from pi_app.hw.pinmap import load_pinmap
+from pi_app.readings import TagsSeen
 from pi_app.referee import daemon
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import parse_config

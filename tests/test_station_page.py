@@ -26,11 +26,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from test_referee import lay_out, swap
 
-from pi_app.hw.events import TagsSeen
 from pi_app.net.archive import GameArchive
 from pi_app.net.redact import public_snapshot
 from pi_app.net.simstation import SimStation
 from pi_app.net.web import create_station_app, page_address, qr_svg
+from pi_app.readings import TagsSeen
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config, Web
 from pi_app.referee.config import Station as StationConfig

@@ -31,11 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.hw import messages as m
-from pi_app.hw.events import TagsSeen
-from pi_app.hw.faults import HwEvent
 from pi_app.hw.frames import Frame, FrameDecoder, encode_frame
 from pi_app.hw.leds import PixelStrip, PowerBudget, RecordingPixels
 from pi_app.hw.link import SerialLink
+from pi_app.readings import HwEvent, TagsSeen
 
 ROOT = Path(__file__).resolve().parents[2]
 UID7 = bytes.fromhex("04A1B2C3D4E5F6")

@@ -76,10 +76,9 @@ from pi_app.board.follower import (
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
 from pi_app.games import GAME_NAMES, RecordError, get_game
-from pi_app.hw.events import ButtonPressed, PresenceChanged, Snapshot, TagsSeen
-from pi_app.hw.faults import HwEvent
 from pi_app.hw.link import SerialLink
 from pi_app.hw.simfirmware import firmware_module
+from pi_app.readings import ButtonPressed, HwEvent, PresenceChanged, Snapshot, TagsSeen
 from pi_app.records import replay
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig

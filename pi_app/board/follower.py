@@ -60,7 +60,7 @@ from pi_app.board.inference import (
 from pi_app.board.registry import TagRegistry
 from pi_app.board.tracker import Observation, Tracker, ViewKey, view_key
 from pi_app.games.base import Game, IllegalMove
-from pi_app.hw.events import ButtonPressed, SensorEvent
+from pi_app.readings import ButtonPressed, SensorEvent
 
 #: How many earlier positions a takeback can return to.
 TAKEBACK_DEPTH = 12

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_app.board.registry import RegistryError, TagRegistry
-from pi_app.hw.events import SensorEvent, Snapshot, TagsSeen
+from pi_app.readings import SensorEvent, Snapshot, TagsSeen
 
 
 @dataclass

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from pi_app.board.geometry import Geometry
 from pi_app.board.registry import TagRegistry
-from pi_app.hw.events import (
+from pi_app.readings import (
     ButtonPressed,
     LinkStatus,
     PresenceChanged,

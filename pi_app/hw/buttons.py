@@ -17,7 +17,7 @@ from typing import Any
 
 from gpiozero import Button  # type: ignore[import-untyped]
 
-from pi_app.hw.events import ButtonPressed
+from pi_app.readings import ButtonPressed
 
 
 class Buttons:

@@ -20,15 +20,23 @@ import json
 import queue
 import sys
 import time
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_app.board.geometry import Geometry, GeometryError, board_names, load_geometry
 from pi_app.hw import messages as m
-from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, Snapshot, TagsSeen
-from pi_app.hw.faults import HardwareFault, HwEvent
 from pi_app.hw.pinmap import PinMap, PinMapError, load_pinmap
+from pi_app.readings import (
+    ButtonPressed,
+    HardwareFault,
+    HwEvent,
+    LinkStatus,
+    PresenceChanged,
+    Snapshot,
+    TagsSeen,
+)
 
 if TYPE_CHECKING:
     from pi_app.hw.link import SerialLink
@@ -62,15 +70,40 @@ def register(subparsers: Any) -> None:
 
 
 class BoardView:
-    """The latest reading of every cell, from the link's events."""
+    """The latest reading of every cell, from the link's events, and per cell how often its
+    reader newly read a tag that cannot be its own, by the station's rule (the tracker's,
+    which hardware code does not import): on a cell whose presence is open (a neighbour's),
+    or one another occupied cell reads too ("seen twice"). A few now and then are normal at
+    a short pitch; many on one cell mean its reader's power or gain is too high
+    (hardware/README.md, "Neighbour reads")."""
 
     def __init__(self, geo: Geometry) -> None:
         self.geo = geo
         self.tags: dict[int, frozenset[str]] = {}
         self.presence: dict[int, bool] = {}
         self.faults: dict[tuple[str, int | None], str] = {}
+        self.neighbour_reads: Counter[str] = Counter()
+        self.seen_twice: Counter[str] = Counter()
+
+    def _count_foreign(self, reader: int, tags: frozenset[str]) -> None:
+        cell = self.geo.cell_of_reader(reader)
+        if cell is None or cell.presence is None:
+            return
+        for uid in tags - self.tags.get(reader, frozenset()):
+            if not self.presence.get(cell.presence, False):
+                self.neighbour_reads[cell.name] += 1
+            elif any(uid in seen and r != reader and self._occupied(r)
+                     for r, seen in self.tags.items()):
+                self.seen_twice[cell.name] += 1
+
+    def _occupied(self, reader: int) -> bool:
+        cell = self.geo.cell_of_reader(reader)
+        return cell is not None and cell.presence is not None and \
+            self.presence.get(cell.presence, False)
 
     def apply(self, event: HwEvent) -> None:
+        if isinstance(event, TagsSeen):
+            self._count_foreign(event.reader, event.tags)
         if isinstance(event, TagsSeen):
             self.tags[event.reader] = event.tags
         elif isinstance(event, PresenceChanged):
@@ -95,6 +128,8 @@ class BoardView:
                 "presence": self.presence.get(cell.presence) if cell.presence is not None
                 else None,
                 "fault": fault,
+                "neighbour_reads": self.neighbour_reads[cell.name],
+                "seen_twice": self.seen_twice[cell.name],
             })
         return out
 
@@ -106,6 +141,9 @@ class BoardView:
             tags = "-" if r["tags"] is None else (" ".join(r["tags"]) or "(none)")
             if r["fault"]:
                 tags += f"  [FAULT: {r['fault']}]"
+            if r["neighbour_reads"] or r["seen_twice"]:
+                tags += (f"  [not its own: {r['neighbour_reads']} neighbour reads, "
+                         f"{r['seen_twice']} seen twice]")
             lines.append(f"  {r['cell']:6} {r['kind']:5} {reader:6} {pres:9} {tags}")
         return "\n".join(lines)
 

@@ -21,8 +21,7 @@ from typing import Any
 
 from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
-from pi_app.hw.events import PresenceChanged, Snapshot
-from pi_app.hw.faults import HwEvent
+from pi_app.readings import HwEvent, PresenceChanged, Snapshot
 
 
 class GpioPresence:

@@ -1,4 +1,4 @@
-"""The serial link to the sensor board: frames in, ``pi_app.hw.events`` out, and back again.
+"""The serial link to the sensor board: frames in, ``pi_app.readings`` out, and back again.
 
 One reader thread owns the port; it hands events to a ``sink`` callable (``asyncio_sink`` puts
 them on an asyncio queue from the thread, ``queue.Queue.put`` suits threads). Why a thread and
@@ -38,10 +38,17 @@ from typing import Any, Protocol
 import serial
 
 from pi_app.hw import messages as m
-from pi_app.hw.events import ButtonPressed, LinkStatus, PresenceChanged, Snapshot, TagsSeen
-from pi_app.hw.faults import HardwareFault, HwEvent
 from pi_app.hw.frames import PROTOCOL_VERSION, Frame, FrameDecoder, FrameError, encode_frame
 from pi_app.hw.timebase import SensorClock
+from pi_app.readings import (
+    ButtonPressed,
+    HardwareFault,
+    HwEvent,
+    LinkStatus,
+    PresenceChanged,
+    Snapshot,
+    TagsSeen,
+)
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
-from pi_app.hw.faults import HwEvent
+from pi_app.readings import HwEvent
 from pi_app.referee import feedback as fb
 from pi_app.referee import sdnotify
 from pi_app.referee.config import Config

@@ -40,9 +40,8 @@ from pi_app.board.registry import TagRegistry
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
 from pi_app.hw.display import Display
-from pi_app.hw.events import ButtonPressed, LinkStatus
-from pi_app.hw.faults import HardwareFault, HwEvent
 from pi_app.hw.leds import LedStrip
+from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, StationFeed, StationStatus

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pi_app.board.geometry import Cell, Geometry
-from pi_app.hw.events import PresenceChanged, SensorEvent, TagsSeen
+from pi_app.readings import PresenceChanged, SensorEvent, TagsSeen
 from pi_app.sim.hands import Action, apply_action, resting
 
 

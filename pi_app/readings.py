@@ -1,7 +1,9 @@
 """What the sensing hardware tells the Pi: the one vocabulary shared by every sensor source.
 
 The serial link (firmware), the direct-GPIO path, the simulator and recorded traces all produce
-these events, so the tracker never knows which one it listens to. They speak in hardware terms
+these events, so the tracker never knows which one it listens to. The module stands below both
+the hardware layer (which produces readings) and the board model (which consumes them), so
+neither imports the other. They speak in hardware terms
 (reader channel, presence-sensor number, button name); the board geometry maps them to cells.
 Times ``t`` are seconds on the host's monotonic clock (a trace or the simulator uses its own).
 """
@@ -63,3 +65,21 @@ class LinkStatus:
 
 
 SensorEvent = TagsSeen | PresenceChanged | Snapshot | ButtonPressed | LinkStatus
+
+
+@dataclass(frozen=True, slots=True)
+class HardwareFault:
+    """Part ``source`` (``"reader"``, ``"presence"``, ``"firmware"``, ``"link"``) number
+    ``index`` failed (``ok`` False) or recovered (``ok`` True). While a reader is faulty its
+    last tags stay as they were: unknown is not empty, so the referee shows the fault instead of
+    the tracker seeing a cell silently empty."""
+
+    t: float
+    source: str
+    index: int | None
+    ok: bool
+    detail: str
+
+
+# What a hardware source emits: the readings the tracker consumes, plus faults for the referee.
+HwEvent = SensorEvent | HardwareFault
