@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_app.hw.diag import register
 from pi_app.hw.pinmap import PINMAP
+from pi_app.tools.diag import register
 
 
 def run(*argv: str) -> int:
@@ -67,7 +67,7 @@ def test_missing_sensor_board(capsys: pytest.CaptureFixture[str], tmp_path: Path
 
 
 def test_module_entry_point() -> None:
-    run_ = subprocess.run([sys.executable, "-m", "pi_app.hw.diag", "--sim", "--seconds", "0.3",
+    run_ = subprocess.run([sys.executable, "-m", "pi_app.tools.diag", "--sim", "--seconds", "0.3",
                            "--no-leds", "--no-display", "--no-buttons", "--game", "tactiki"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert run_.returncode == 0, run_.stderr
