@@ -112,9 +112,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from pi_app.board.trace import Trace, TraceError, load_trace, run_trace
 
     if args.make:
+        from pi_app.board.equipment import registry_for
         from pi_app.board.geometry import load_geometry
         from pi_app.sim.hands import Noise
-        from pi_app.sim.players import registry_for
         from pi_app.sim.table import simulate_trace
 
         game = get_game(args.make)

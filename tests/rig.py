@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.follower import (
     Follower,
     Guidance,
@@ -22,7 +23,6 @@ from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
 from pi_app.readings import ButtonPressed, SensorEvent
 from pi_app.sim.hands import Action, Hands, PhysicalBoard
-from pi_app.sim.players import registry_for
 from pi_app.sim.sensors import SensorModel
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from rig import Rig
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.follower import InSync, MoveAccepted, MoveRevised, TakenBack
 from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Verdict
@@ -14,7 +15,6 @@ from pi_app.board.tracker import Tracker
 from pi_app.readings import LinkStatus, PresenceChanged, Snapshot, TagsSeen
 from pi_app.records import replay
 from pi_app.sim.hands import Action
-from pi_app.sim.players import registry_for
 
 LINE = ["Hookipa", "Kapu", "Eepo", "Nui", "Lokahi", "Akamai", "Nani", "Wikiwiki", "Huhu"]
 

@@ -334,7 +334,7 @@ def test_an_unfinished_game_of_another_board_is_closed_not_played_on_this_one(
     """The configuration now names a Topple board; the database still holds an unfinished
     Manami game (from before). The station starts a Topple game on its 24-LED board and
     closes the Manami one unfinished, its moves kept for ``tikiboard export``."""
-    from pi_app.sim.players import registry_for
+    from pi_app.board.equipment import registry_for
 
     store = EventStore(tmp_path / "tikiboard.db")
     old = Session.new(store, "manami", rng=random.Random(1), board="names").game_id

@@ -605,12 +605,12 @@ def test_the_real_station_set_up_reading_shows_nothing_hidden(tmp_path: Path,
     channel makes it public, holds no card and no rank; the stored events do."""
     from dataclasses import replace
 
+    from pi_app.board.equipment import card_name, registry_for
     from pi_app.net.redact import public_event, public_snapshot
     from pi_app.readings import PresenceChanged, TagsSeen
     from pi_app.referee.config import Config
     from pi_app.referee.config import Station as StationConfig
     from pi_app.referee.station import Station
-    from pi_app.sim.players import card_name, registry_for
 
     config = Config(station=replace(StationConfig(), game=game_name, seed=7,
                                     data_dir=str(tmp_path)))

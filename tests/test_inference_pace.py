@@ -18,12 +18,12 @@ from test_board_manami_tactiki import TOTEM_ON_B2, manami, tactiki
 from test_board_topple import start
 
 from pi_app.bench.accuracy import run
+from pi_app.board.equipment import registry_for
 from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
 from pi_app.readings import PresenceChanged, SensorEvent
 from pi_app.sim.hands import Action
-from pi_app.sim.players import registry_for
 from pi_app.sim.table import Pace, SimTable
 
 

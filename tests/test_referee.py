@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.follower import InSync
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
@@ -26,7 +27,6 @@ from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
-from pi_app.sim.players import registry_for
 
 
 def tikiboard(*args: str) -> subprocess.CompletedProcess[str]:
@@ -403,8 +403,8 @@ def test_a_round_ended_by_a_held_tiki_is_dealt_only_once_it_can_no_longer_be_und
 
 
 def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:
+    from pi_app.board.equipment import card_name
     from pi_app.games.topple_deck import deck
-    from pi_app.sim.players import card_name
 
     config = Config(station=replace(StationConfig(), game="topple", seed=1,
                                     data_dir=str(tmp_path)))

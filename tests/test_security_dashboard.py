@@ -39,6 +39,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from pi_app.board.equipment import registry_for
 from pi_app.net import topics
 from pi_app.net.auth import Brake, CookieSigner, hash_password, verify_password
 from pi_app.net.broker import (
@@ -65,7 +66,6 @@ from pi_app.referee.feed import StationStatus
 from pi_app.referee.feedback import PHASES
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
-from pi_app.sim.players import registry_for
 
 __all__ = ["broker"]
 PASSWORD = "correct horse"

@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.geometry import load_geometry
 from pi_app.board.tracker import RECENT_UNKNOWN, Tracker
 from pi_app.games import get_game
@@ -41,7 +42,6 @@ from pi_app.referee import feedback as fb
 from pi_app.referee.config import parse_config
 from pi_app.referee.session import Session
 from pi_app.referee.store import SCHEMA_VERSION, EventStore
-from pi_app.sim.players import registry_for
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.geometry import load_geometry
 from pi_app.hw.simfirmware import SimFirmware
 from pi_app.referee.session import Session
 from pi_app.referee.store import EventStore
-from pi_app.sim.players import registry_for
 from pi_app.sim.players_live import LivePlayers
 
 KILLS = 50

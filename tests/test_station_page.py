@@ -26,6 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from test_referee import lay_out, swap
 
+from pi_app.board.equipment import registry_for
 from pi_app.net.archive import GameArchive
 from pi_app.net.redact import public_snapshot
 from pi_app.net.simstation import SimStation
@@ -37,7 +38,6 @@ from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.qr import qr_code, qr_text
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
-from pi_app.sim.players import registry_for
 
 ADDRESS = "http://192.168.178.100:8080/"
 

@@ -35,11 +35,11 @@ import random
 import time
 from typing import Any
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Position
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.sim.hands import Noise
-from pi_app.sim.players import registry_for
 from pi_app.sim.table import Pace, Rates, SimTable, TableStats
 
 PLAYERS = ("steady", "varied")

@@ -64,6 +64,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.follower import (
     Follower,
     Guidance,
@@ -86,7 +87,6 @@ from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
 from pi_app.sim.hands import Action, Noise, apply_action, resting
-from pi_app.sim.players import registry_for
 from pi_app.sim.table import Rates, SimTable, TableStats
 
 

@@ -70,7 +70,7 @@ def registry_path(config: Config) -> Path:
 def open_registry(config: Config, geometry: Geometry, game_name: str) -> TagRegistry:
     """The station's tag registry; on the simulated board, made-up tags for every piece."""
     if config.sensors.source == "sim":
-        from pi_app.sim.players import registry_for
+        from pi_app.board.equipment import registry_for
 
         return registry_for(game_name)
     return TagRegistry.load(registry_path(config))

@@ -360,8 +360,8 @@ class DemoPlayers:
 
     async def tap_cards(self) -> None:
         """Tiki Topple: each player draws a Secret Tiki card and taps it on the card pad."""
+        from pi_app.board.equipment import card_name
         from pi_app.games.topple_deck import deck
-        from pi_app.sim.players import card_name
 
         station = self.station
         drawn = self.rng.sample(list(deck()), 4)

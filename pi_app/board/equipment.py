@@ -1,4 +1,10 @@
-"""Simulated players' equipment: a tag registry covering every piece of a game."""
+"""A game's equipment as the board sees it: the registry name of every piece's tag (and of
+Topple's cards), and a registry of made-up UIDs for them.
+
+The made-up registry is what the simulated sensor board reads, in the daemon (``sensors.source
+= "sim"``), the demo and the tests; it is board description, not simulation, so the referee
+uses it without importing the simulator.
+"""
 
 from __future__ import annotations
 
