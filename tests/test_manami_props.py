@@ -6,13 +6,12 @@ under the opponent's tokens, which exercises ``pass`` (R11) and the quiet limit 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 from collections import Counter
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from pi_app.games import IllegalMove, RecordError
@@ -176,14 +175,36 @@ def test_move_text_parses_back_to_the_same_move(seed: int, options: dict[str, An
             assert GAME.parse_move(state, f"  {text.upper()} ") == move
 
 
+def readable(exc: Exception) -> bool:
+    """An error a person can act on: one non-empty line, not a Python repr or a traceback."""
+    text = str(exc)
+    return bool(text.strip()) and "\n" not in text and "Traceback" not in text
+
+
 @settings(max_examples=200, deadline=None)
-@given(text=st.text(alphabet="abcdz0123-/ plaefsrothvmy", max_size=16))
-def test_any_text_parses_or_is_an_illegal_move(text: str) -> None:
-    state = GAME.new_game(random.Random(0), {"shaman": True})
+@given(seed=SEEDS, options=OPTIONS, data=st.data())
+def test_any_text_parses_or_is_an_illegal_move(seed: int, options: dict[str, Any],
+                                               data: st.DataObject) -> None:
+    """In a position from random play: a legal move's text, however typed, parses back to that
+    move; any other text parses to a move whose text reads back the same, or is refused with
+    one readable line. Every example reaches an assertion (the ``event`` says which)."""
+    history = random_play(seed, options)
+    state = data.draw(st.sampled_from([here for here, _ in history[:-1]]), label="position")
+    if data.draw(st.booleans(), label="a legal move's text"):
+        move = data.draw(st.sampled_from(GAME.legal_moves(state)), label="move")
+        text = GAME.move_text(state, move)
+        typed = data.draw(st.sampled_from([text, text.upper(), f"  {text} ", f"{text.upper()}\t"]))
+        event("a legal text: parsed back")
+        assert GAME.parse_move(state, typed) == move
+        return
+    text = data.draw(st.text(alphabet="abcdz0123-/ plaefsrothvmy", max_size=16), label="text")
     try:
         move = GAME.parse_move(state, text)
-    except IllegalMove:
+    except IllegalMove as exc:
+        event("any text: refused")
+        assert readable(exc), repr(exc)
         return
+    event("any text: parsed")
     assert GAME.parse_move(state, GAME.move_text(state, move)) == move
 
 
@@ -191,20 +212,40 @@ def test_any_text_parses_or_is_an_illegal_move(text: str) -> None:
 @given(seed=SEEDS, key=st.sampled_from(sorted(GAME.state_to_json(
     GAME.new_game(random.Random(0))))), value=JSON_VALUES)
 def test_corrupt_json_states_raise_record_error(seed: int, key: str, value: Any) -> None:
+    """A position with one field spoilt is refused with one readable line naming a field (that
+    one, or another it no longer agrees with), or (when the value happens to be acceptable)
+    makes a state that round-trips."""
     history = random_play(seed % 1000, {"shaman": bool(seed % 2)})
     data = GAME.state_to_json(history[seed % len(history)][0])
     data[key] = value
     try:
         state = GAME.state_from_json(data)
-    except RecordError:
+    except RecordError as exc:
+        event(f"refused ({key})")
+        names = [f"'{name}'" for name in data] + ["manami option"]  # or one of its options
+        assert readable(exc) and any(name in str(exc) for name in names), repr(exc)
         return
+    event(f"accepted ({key})")
     assert GAME.state_from_json(GAME.state_to_json(state)) == state
 
 
 @settings(max_examples=150, deadline=None)
 @given(key=st.sampled_from(["villages", "first", "moves", "options"]), value=JSON_VALUES)
 def test_corrupt_records_raise_record_error_or_replay(key: str, value: Any) -> None:
+    """A record with one field spoilt is refused with one readable line, or replays to a state
+    that round-trips, stopping (if at all) at a move with a readable reason."""
     record = {"game": "manami", "villages": dict.fromkeys(NAMES, 1), "first": 0,
               "moves": ["place b2"], key: value}
-    with contextlib.suppress(RecordError):
-        replay(record)
+    try:
+        result = replay(record)
+    except RecordError as exc:
+        event(f"refused ({key})")
+        assert readable(exc), repr(exc)
+        return
+    event(f"replayed ({key}): {'ok' if result.ok else 'stopped at a move'}")
+    moves = record["moves"]
+    assert isinstance(moves, list) and 0 <= result.moves_applied <= len(moves)
+    assert result.ok == (result.moves_applied == len(moves))
+    if result.error is not None:
+        assert result.error.reason.strip() and "\n" not in result.error.reason
+    assert GAME.state_from_json(GAME.state_to_json(result.state)) == result.state
