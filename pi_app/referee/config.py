@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games import GAME_NAMES
+from pi_app.i18n import LANGUAGES
 
 DEFAULTS_TOML = """\
 # tikiboard station configuration. Every key is optional; these are the defaults.
@@ -23,6 +24,9 @@ configured = true            # false: the station starts in its first-boot set-u
                              # /setup, with the one-time code on the screen; docs/raspberry-pi.md)
 board = "table-1"            # this station's board id (tournament feeds, records): 1 to 64
                              # letters, digits, "_", "." or "-", starting with a letter or digit
+language = "en"              # the screen's language: "en", "nl", "fr" or "it" (English,
+                             # Nederlands, Français, Italiano); also the page's, unless the
+                             # viewer's browser or ?lang= asks for another of them
 game = "topple"              # this station's game: topple, manami, tactiki. A board is built
                              # for one game (its cells, sensors and LEDs: [sensors] geometry,
                              # else hardware/boards/GAME.json), so the station offers only the
@@ -99,6 +103,9 @@ class Station:
     configured: bool = True
     """False: start in the first-boot set-up (:mod:`pi_app.referee.firstboot`)."""
     board: str = "table-1"
+    language: str = "en"
+    """The station's language (:data:`pi_app.i18n.LANGUAGES`): its screen and its page's
+    default."""
     game: str = "topple"
     players: int | tuple[str, ...] = 2
     """A count, or the players' names (a list in the file)."""
@@ -195,6 +202,7 @@ class Config:
 #: Allowed values of the keys that take one of a few words.
 CHOICES = {
     ("station", "game"): GAME_NAMES,
+    ("station", "language"): LANGUAGES,
     ("station", "topple_cards"): ("tap", "deal"),
     ("station", "tactiki_setup"): ("players", "deal"),
     ("sensors", "source"): ("serial", "sim"),

@@ -25,6 +25,7 @@ from typing import Any
 
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
+from pi_app.i18n import translator
 from pi_app.readings import HwEvent
 from pi_app.referee import feedback as fb
 from pi_app.referee import sdnotify
@@ -303,10 +304,11 @@ async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
                                 "place: %s", path, aside, store_damage.kept_words(kept))
                     return store
                 scene = fb.Scene(phase="error", game=config.station.game,
+                                 language=config.station.language,
                                  board=config.station.board, store_error=why,
-                                 store_damaged=("Press OK again to set the file aside and "
-                                                "start a new one" if confirm.armed(now)
-                                                else words),
+                                 store_damaged=(translator(config.station.language).gettext(
+                                     "Press OK again to set the file aside and start a new "
+                                     "one") if confirm.armed(now) else words),
                                  confirming=confirm.armed(now))
                 shown.display.show(fb.screen(scene))  # skipped by the driver when unchanged
                 shown.leds.show(fb.led_frame(scene, geometry, now))  # blinking

@@ -35,6 +35,7 @@ from pi_app.board.geometry import Geometry
 from pi_app.board.inference import Fix
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.hw.leds import RGB
+from pi_app.i18n import N_, translator
 
 OFF: RGB = (0, 0, 0)
 
@@ -211,6 +212,8 @@ class Scene:
     set-up screen shows it with ``setup_url`` and a QR code of ``setup_qr``."""
     setup_url: str = ""
     setup_qr: str = ""
+    language: str = "en"
+    """The station's language (:data:`pi_app.i18n.LANGUAGES`): the screen's words are in it."""
 
     def __post_init__(self) -> None:
         if self.phase not in PHASES:
@@ -360,6 +363,7 @@ CHAR_W = 6       # the bitmap font's advance
 INK_TOP = 2      # its glyphs' ink starts on this row of the 11-row cell...
 INK_H = 9        # ...and takes this many rows (descenders included)
 _ROW = 13        # option rows on a question
+_BAR_BOTTOM = 10  # the header bar's last row
 _FOOTER_Y = 54
 
 
@@ -410,10 +414,27 @@ def wrap(text: str, width: int) -> list[str]:
 
 def text_mask(text: str, scale: int = 1) -> Image.Image:
     """A mode "1" mask of ``text``: ``INK_H * scale`` rows, ``CHAR_W * scale`` per character."""
+    return _cell_mask(text, INK_TOP, scale)
+
+
+def accent_mask(text: str, scale: int = 1) -> Image.Image | None:
+    """The tops of ``text``'s accents: the font draws a capital's accent (``É``, ``À``...) and
+    the top of some small letters' (``é``) in the ``INK_TOP`` rows above the ink every ASCII
+    glyph starts on. None when there are none (all of English). :meth:`_Canvas.text` draws
+    them just above the line, so lines keep their height and an English screen its pixels."""
+    text = printable(text)
+    if text.isascii():
+        return None
+    high = "".join(ch if ord(ch) > 0x7F else " " for ch in text)
+    mask = _cell_mask(high, 0, scale, INK_TOP)
+    return mask if mask.getbbox() else None
+
+
+def _cell_mask(text: str, top: int, scale: int, rows: int = INK_H) -> Image.Image:
     text = printable(text)
     mask = Image.new("1", (max(len(text) * CHAR_W, 1), 11))
     ImageDraw.Draw(mask).text((0, 0), text, font=_font(), fill=1)
-    mask = mask.crop((0, INK_TOP, mask.width, INK_TOP + INK_H))
+    mask = mask.crop((0, top, mask.width, top + rows))
     if scale != 1:
         mask = mask.resize((mask.width * scale, mask.height * scale), Image.Resampling.NEAREST)
     return mask
@@ -422,15 +443,20 @@ def text_mask(text: str, scale: int = 1) -> Image.Image:
 class _Canvas:
     """A 1-bit screen with the few layout tools the screens share."""
 
-    def __init__(self, size: tuple[int, int]) -> None:
+    def __init__(self, size: tuple[int, int], lang: str = "en") -> None:
         self.image = Image.new("1", size, 0)
         self.draw = ImageDraw.Draw(self.image)
         self.width, self.height = size
+        self._ = translator(lang).gettext
+        """The screen's words in the station's language (English texts are the keys)."""
 
     def text(self, x: int, y: int, text: str, scale: int = 1, fill: int = 1) -> int:
         """Draw ``text`` with its ink's top-left at (x, y); returns its width."""
         mask = text_mask(text, scale)
         self.image.paste(fill, (x, y), mask)
+        accents = accent_mask(text, scale)
+        if accents is not None:
+            self.image.paste(fill, (x, y - INK_TOP * scale), accents)
         return mask.width
 
     def centred(self, y: int, text: str, scale: int = 1) -> None:
@@ -439,12 +465,14 @@ class _Canvas:
     def line(self, y: int, text: str, big: bool = False) -> int:
         """A centred line, big when it fits; returns the y of the next line."""
         scale = 2 if big and text_width(text, 2) <= self.width else 1
+        if scale == 2 and accent_mask(text) is not None and y - INK_TOP * 2 <= _BAR_BOTTOM:
+            scale = 1  # a big capital's accent would vanish into the header bar
         self.centred(y, fit(text, self.width, scale), scale)
         return y + INK_H * scale + scale
 
     def header(self, left: str, right: str = "") -> None:
         """An inverted bar on top: what this screen is about, and a short tag on the right."""
-        self.draw.rectangle((0, 0, self.width - 1, 10), fill=1)
+        self.draw.rectangle((0, 0, self.width - 1, _BAR_BOTTOM), fill=1)
         right = fit(right, self.width // 2)
         room = self.width - 4 - (text_width(right) + CHAR_W if right else 0)
         self.text(2, 1, fit(left, room), fill=0)
@@ -454,7 +482,7 @@ class _Canvas:
     def keys(self, pairs: Sequence[tuple[str, str]]) -> None:
         """The button legend at the bottom: each key name inverted, then what it does."""
         x = 0
-        for key, action in pairs:
+        for key, action in pairs:  # the keys are the buttons' printed names: never translated
             w = text_width(key) + 3
             self.draw.rectangle((x, _FOOTER_Y, x + w - 1, _FOOTER_Y + 9), fill=1)
             self.text(x + 2, _FOOTER_Y + 1, key, fill=0)
@@ -464,7 +492,7 @@ class _Canvas:
                                    (x + 3, _FOOTER_Y + 7)], fill=1)
                 x += 7
             else:
-                x += self.text(x, _FOOTER_Y + 1, action)
+                x += self.text(x, _FOOTER_Y + 1, self._(action))
             x += 5
         if x - 5 > self.width:
             raise ValueError(f"button legend {pairs} is {x - 5} pixels wide")
@@ -492,22 +520,24 @@ def player_name(scene: Scene, player: int) -> str:
     """A player as the screen names them: their name if the scene has one, else P1, P2...
     (counted from 1, as people count; "Player 2", the name a game without names gets, is P2
     here too, so it fits a column of the scores)."""
-    short = f"P{player + 1}"
+    short = translator(scene.language).gettext("P{number}").format(number=player + 1)
     if player < len(scene.players) and scene.players[player]:
         name = scene.players[player]
         return short if name == f"Player {player + 1}" else name
     return short
 
 
-def fix_words(fix: Fix) -> tuple[str, str]:
+def fix_words(fix: Fix, lang: str = "en") -> tuple[str, str]:
     """A fix as two lines for the screen: the action and piece, then where (big)."""
+    _ = translator(lang).gettext
     if fix.kind == "move":
-        return f"Move {fix.piece}", f"{fix.cell} -> {fix.to}"
+        return _("Move {piece}").format(piece=fix.piece), f"{fix.cell} -> {fix.to}"
     if fix.kind == "remove":
-        return f"Remove {fix.piece}", f"from {fix.cell}"
+        return (_("Remove {piece}").format(piece=fix.piece),
+                _("from {cell}").format(cell=fix.cell))
     if fix.kind == "place":
-        return f"Put {fix.piece}", f"on {fix.cell}"
-    return "Remove unknown tag", f"from {fix.cell}"
+        return _("Put {piece}").format(piece=fix.piece), _("on {cell}").format(cell=fix.cell)
+    return _("Remove unknown tag"), _("from {cell}").format(cell=fix.cell)
 
 
 def screen_name(scene: Scene) -> str:
@@ -535,7 +565,7 @@ def screen_name(scene: Scene) -> str:
 
 def screen(scene: Scene, size: tuple[int, int] = SIZE) -> Image.Image:
     """The OLED picture of ``scene``: mode "1", ``size`` pixels (128x64 on the station)."""
-    canvas = _Canvas(size)
+    canvas = _Canvas(size, scene.language)
     _SCREENS[screen_name(scene)](canvas, scene)
     return canvas.image
 
@@ -578,30 +608,31 @@ _TOP, _BIG2, _ROW4, _ROW5 = 13, 33, 44, 55
 def _play(c: _Canvas, scene: Scene) -> None:
     c.header(_title(scene), scene.board)
     if scene.to_move is not None:
-        y = c.line(_TOP, f"{player_name(scene, scene.to_move)} to move", big=True)
+        y = c.line(_TOP, c._("{name} to move").format(name=player_name(scene, scene.to_move)),
+                   big=True)
     else:
-        y = c.line(_TOP, scene.message or "Wait", big=True)
+        y = c.line(_TOP, scene.message or c._("Wait"), big=True)
     _scores(c, scene, y + 1, () if scene.to_move is None else (scene.to_move,))
     if scene.last_move:
-        c.text(0, _ROW4, fit(f"Last: {scene.last_move}", c.width))
+        c.text(0, _ROW4, fit(c._("Last: {move}").format(move=scene.last_move), c.width))
     if scene.message and scene.to_move is not None:
         c.text(0, _ROW5, fit(scene.message, c.width))
 
 
-def _fix_lines(c: _Canvas, fix: Fix) -> None:
-    what, where = fix_words(fix)
+def _fix_lines(c: _Canvas, fix: Fix, lang: str) -> None:
+    what, where = fix_words(fix, lang)
     c.line(c.line(_TOP, what), where, big=True)
 
 
 def _setup(c: _Canvas, scene: Scene) -> None:
     left = len(scene.fixes)
-    c.header(_title(scene), f"{left} to go" if left else "set up")
+    c.header(_title(scene), c._("{count} to go").format(count=left) if left else c._("set up"))
     if scene.fixes:
-        _fix_lines(c, scene.fixes[0])
+        _fix_lines(c, scene.fixes[0], scene.language)
     else:
-        c.line(_TOP, "Set up", big=True)
-        c.line(_BIG2, "Place the pieces")
-        c.line(_ROW4 - 1, "as the lights show")
+        c.line(_TOP, c._("Set up"), big=True)
+        c.line(_BIG2, c._("Place the pieces"))
+        c.line(_ROW4 - 1, c._("as the lights show"))
     for i, text in enumerate(wrap(scene.message, c.width)[:2]):
         c.text(0, _ROW4 + 1 + i * 10, text)
 
@@ -609,41 +640,41 @@ def _setup(c: _Canvas, scene: Scene) -> None:
 def _guidance(c: _Canvas, scene: Scene) -> None:
     follow = scene.guidance_kind == "follow_up"
     count = len(scene.fixes)
-    c.header("Finish the move" if follow else "Fix the board",
+    c.header(c._("Finish the move") if follow else c._("Fix the board"),
              f"1/{count}" if count > 1 else "")
-    _fix_lines(c, scene.fixes[0])
+    _fix_lines(c, scene.fixes[0], scene.language)
     if count > 1:
-        c.line(_ROW4 + 1, f"then {count - 1} more")
+        c.line(_ROW4 + 1, c._("then {count} more").format(count=count - 1))
 
 
 def _takeback(c: _Canvas, scene: Scene) -> None:
-    c.header("Taking back", scene.board)
+    c.header(c._("Taking back"), scene.board)
     if scene.fixes:
-        _fix_lines(c, scene.fixes[0])
+        _fix_lines(c, scene.fixes[0], scene.language)
     else:
-        c.line(c.line(_TOP, "Put back"), " ".join(scene.takeback), big=True)
-    c.line(_ROW4 + 1, "Put the pieces back")
+        c.line(c.line(_TOP, c._("Put back")), " ".join(scene.takeback), big=True)
+    c.line(_ROW4 + 1, c._("Put the pieces back"))
 
 
 _QUESTIONS = {
-    "ambiguous": ("Which move?", (("OK", "pick"), ("MENU", "next"), ("BACK", "no"))),
-    "takeback": ("Take back?", (("OK", "yes"), ("BACK", "no"))),
-    "decision": ("Your choice", (("OK", "pick"), ("MENU", "next"))),
+    "ambiguous": (N_("Which move?"), (("OK", N_("pick")), ("MENU", "next"), ("BACK", N_("no")))),
+    "takeback": (N_("Take back?"), (("OK", N_("yes")), ("BACK", N_("no")))),
+    "decision": (N_("Your choice"), (("OK", N_("pick")), ("MENU", "next"))),
 }
 
 
 def _prompt(c: _Canvas, scene: Scene) -> None:
     prompt = scene.prompt
     assert prompt is not None
-    heading, keys = _QUESTIONS.get(prompt.kind, ("Question", (("OK", "pick"),
-                                                              ("MENU", "next"))))
-    c.header(heading, player_name(scene, scene.to_move) if scene.to_move is not None else "")
-    options = prompt.options or ("(no options)",)
+    heading, keys = _QUESTIONS.get(prompt.kind, (N_("Question"), (("OK", N_("pick")),
+                                                                  ("MENU", "next"))))
+    c.header(c._(heading), player_name(scene, scene.to_move) if scene.to_move is not None else "")
+    options = prompt.options or (c._("(no options)"),)
     c.options(options, min(max(prompt.selected, 0), len(options) - 1))
     c.keys(keys)
 
 
-def choice_words(game: str, players: int, width: int) -> str:
+def choice_words(game: str, players: int, width: int, lang: str = "en") -> str:
     """A game and player count as a menu row of ``width`` pixels: the count only where the
     game's rules allow several, said as long as it fits."""
     title = _game_title(game)
@@ -653,18 +684,21 @@ def choice_words(game: str, players: int, width: int) -> str:
         several = False
     if not players or not several:
         return title
-    words = (f"{title}, {players} players", f"{title}, {players} pl.", f"{players} players")
+    _ = translator(lang).gettext
+    words = (_("{game}, {count} players").format(game=title, count=players),
+             _("{game}, {count} pl.").format(game=title, count=players),
+             _("{count} players").format(count=players))
     return next((w for w in words if text_width(w) <= width), words[-1])
 
 
 def _menu(c: _Canvas, scene: Scene) -> None:
-    c.header("Choose game", scene.board)
+    c.header(c._("Choose game"), scene.board)
     current = scene.menu_game or scene.game
     if scene.menu_choices:
         choices = list(scene.menu_choices)
         room = c.width - (12 if len(choices) > 3 else 4)
         at = (current, scene.menu_players)
-        c.options([choice_words(g, n, room) for g, n in choices],
+        c.options([choice_words(g, n, room, scene.language) for g, n in choices],
                   choices.index(at) if at in choices else 0)
     else:
         names = list(GAME_NAMES)
@@ -696,14 +730,14 @@ def _qr(c: _Canvas, url: str) -> int:
 def _firstboot(c: _Canvas, scene: Scene) -> None:
     """The first-boot set-up: the code in the header bar, the set-up address (as typed, no
     scheme) left, its QR code right; OK plays at once on the defaults."""
-    c.header("Set-up code", scene.setup_code)
+    c.header(c._("Set-up code"), scene.setup_code)
     full = c.width
     if scene.setup_qr:
         c.width -= _qr(c, scene.setup_qr) + 1
     address = scene.setup_url.partition("://")[2] or scene.setup_url
-    for row, text in enumerate(["Scan or open", *_address_lines(address, c.width)][:4]):
+    for row, text in enumerate([c._("Scan or open"), *_address_lines(address, c.width)][:4]):
         c.text(0, 13 + row * 10, fit(text, c.width))
-    c.keys((("OK", "play now"),))
+    c.keys((("OK", N_("play now")),))
     c.width = full
 
 
@@ -720,61 +754,69 @@ def _address_lines(address: str, width: int) -> list[str]:
     return [line for line in lines if line]
 
 
-def _winner_words(scene: Scene) -> str:
+def _winner_words(c: _Canvas, scene: Scene) -> str:
     winners = scene.winners or ()
     if not winners:
-        return "No winner"
+        return c._("No winner")
     names = [player_name(scene, w) for w in winners]
-    return f"{names[0]} wins!" if len(names) == 1 else " & ".join(names) + " win"
+    if len(names) == 1:
+        return c._("{name} wins!").format(name=names[0])
+    words = c._("{names} win").format(names=" & ".join(names))
+    # Too long for the line (a long name, a language's longer verb): the scores under it
+    # mark the winners, so the line only needs to say the win is shared.
+    return words if text_width(words) <= c.width else c._("Tie!")
 
 
 def _over(c: _Canvas, scene: Scene) -> None:
     """The station's idle screen between games: who won, what OK starts, and (when the
     station has a page) the page's QR code on the right, the words left of it."""
-    c.header("Game over", scene.board)
+    c.header(c._("Game over"), scene.board)
     full = c.width
     if scene.page_url:
         c.width -= _qr(c, scene.page_url) + 1
-    y = c.line(_TOP, _winner_words(scene), big=True)
+    y = c.line(_TOP, _winner_words(c, scene), big=True)
     _scores(c, scene, y + 1, scene.winners or ())
     game = scene.menu_game or scene.game
-    following = f"Next: {_game_title(game)}"
+    following = c._("Next: {game}").format(game=_game_title(game))
     if scene.menu_players:
-        words = choice_words(game, scene.menu_players, c.width - text_width("Next: "))
-        following = f"Next: {words}" if words.startswith(_game_title(game)) else \
-            choice_words(game, scene.menu_players, c.width)
+        lead = text_width(c._("Next: {game}").format(game=""))
+        words = choice_words(game, scene.menu_players, c.width - lead, scene.language)
+        following = c._("Next: {game}").format(game=words) \
+            if words.startswith(_game_title(game)) else \
+            choice_words(game, scene.menu_players, c.width, scene.language)
     c.text(0, _ROW4, fit(following, c.width))
-    c.keys((("OK", "go" if scene.page_url else "start"), ("MENU", "next")))
+    c.keys((("OK", N_("go") if scene.page_url else N_("start")), ("MENU", "next")))
     c.width = full
 
 
 def _offline(c: _Canvas, scene: Scene) -> None:
     c.header(_title(scene), scene.board)
-    c.line(_TOP, "Sensors", big=True)
-    c.line(_BIG2, "unplugged", big=True)
-    c.line(_ROW5, "reconnecting...")
+    c.line(_TOP, c._("Sensors"), big=True)
+    c.line(_BIG2, c._("unplugged"), big=True)
+    c.line(_ROW5, c._("reconnecting..."))
 
 
 def _store_error(c: _Canvas, scene: Scene) -> None:
-    c.header("Cannot save moves", "!")
-    c.line(_TOP, "Check", big=True)
-    c.line(_BIG2, "storage", big=True)
-    c.line(_ROW5, "Moves not confirmed")
+    c.header(c._("Cannot save moves"), "!")
+    c.line(_TOP, c._("Check"), big=True)
+    c.line(_BIG2, c._("storage"), big=True)
+    c.line(_ROW5, c._("Moves not confirmed"))
 
 
 def _store_damaged(c: _Canvas, scene: Scene) -> None:
     """What is wrong with the game database and what setting it aside keeps; a second OK
     (after the first asked "sure?") confirms, so one stray press never replaces it."""
-    c.header("Sure? OK again" if scene.confirming else "Game database", "!")
+    c.header(c._("Sure? OK again") if scene.confirming else c._("Game database"), "!")
     for i, text in enumerate(wrap(scene.store_damaged, c.width)[:4]):
         c.text(0, _TOP + i * 10, text)
-    c.keys((("OK", "set aside"), ("BACK", "no")) if scene.confirming
-           else (("OK", "x2 set it aside"),))
+    c.keys((("OK", N_("set aside")), ("BACK", N_("no"))) if scene.confirming
+           else (("OK", N_("x2 set it aside")),))
 
 
 def _error(c: _Canvas, scene: Scene) -> None:
-    c.header("Error", scene.board)
-    for i, text in enumerate(wrap(scene.message or "see journalctl -u tikiboard", c.width)[:5]):
+    c.header(c._("Error"), scene.board)
+    hint = c._("see journalctl -u tikiboard")
+    for i, text in enumerate(wrap(scene.message or hint, c.width)[:5]):
         c.text(0, _TOP + i * 10, text)
 
 

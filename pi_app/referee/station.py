@@ -573,7 +573,8 @@ class Station:
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
             menu_choices=self.menu_choices(), page_url=self.page_url,
-            setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr)
+            setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr,
+            language=self.config.station.language)
 
     def render(self, now: float) -> None:
         """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""

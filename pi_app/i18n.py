@@ -1,0 +1,70 @@
+"""The languages people read at the table: English, Dutch, French and Italian, by gettext.
+
+English is the source language: the strings in the code are the English texts, and
+``pi_app/locale/<lang>/LC_MESSAGES/tikiboard.po`` hold the translations, compiled to the
+``.mo`` files the package ships (``pi_app/locale/README.md`` has the Babel commands). Only the
+standard library's :mod:`gettext` runs on the station; Babel is a tool for whoever edits the
+catalogs.
+
+There is no global language: a station screen is drawn in its station's language
+(``[station] language``) and a page in its viewer's (``?lang=``, then ``Accept-Language``), so
+each caller asks :func:`translator` for the language it serves and calls that object's
+``gettext``. Code that defines texts before knowing who reads them marks them with
+:func:`N_` and translates them where they are shown.
+"""
+
+from __future__ import annotations
+
+import gettext
+from functools import cache
+from pathlib import Path
+
+DOMAIN = "tikiboard"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+#: The languages the station speaks; the first is the source language.
+LANGUAGES = ("en", "nl", "fr", "it")
+#: Each language in its own words, for a language menu.
+LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "fr": "Français", "it": "Italiano"}
+SOURCE = "en"
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it)
+    """Mark ``message`` for extraction without translating it yet: it is translated where it
+    is shown, in the reader's language."""
+    return message
+
+
+@cache
+def translator(lang: str) -> gettext.NullTranslations:
+    """The translations for ``lang`` (one of :data:`LANGUAGES`); English, or a language the
+    station does not have, gets the source texts unchanged. A missing catalog falls back to
+    English rather than stopping the station (the tests check that every one is shipped)."""
+    if lang == SOURCE or lang not in LANGUAGES:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+
+
+def choose(accept_language: str | None, asked: str | None = None,
+           default: str = SOURCE) -> str:
+    """The language to show a page in: ``asked`` (the page's ``?lang=``) when the station has
+    it, else the best of the browser's ``Accept-Language`` (q-values honoured, ``fr-BE`` counts
+    as ``fr``, ``q=0`` means "not this one"), else ``default`` (the station's language)."""
+    if asked in LANGUAGES:
+        return asked
+    ranked: list[tuple[float, int, str]] = []
+    for order, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        lang = tag.strip().lower().split("-")[0]
+        if lang == "*":
+            lang = default
+        if q > 0 and lang in LANGUAGES:
+            ranked.append((-q, order, lang))
+    return min(ranked)[2] if ranked else (default if default in LANGUAGES else SOURCE)

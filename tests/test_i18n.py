@@ -1,0 +1,267 @@
+"""The translations: the catalogs are complete and current, and every OLED screen in every
+language has all its words translated and fits the 128x64 screen.
+
+The catalogs are checked against Babel's own extraction and compilation (the same commands
+``pi_app/locale/README.md`` gives), run into a temporary directory: a text added to the code
+and not extracted, a translation left empty, or a ``.po`` edited without recompiling its
+``.mo`` fails here, not at a table in Lyon.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from pi_app import i18n
+from pi_app.board.follower import Prompt
+from pi_app.board.inference import Fix
+from pi_app.referee import feedback as fb
+from pi_app.referee import render_docs
+from pi_app.referee.feedback import Scene
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "pi_app" / "locale"
+TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE]
+
+
+def _po(lang: str) -> Catalog:
+    with open(LOCALE / lang / "LC_MESSAGES" / f"{i18n.DOMAIN}.po", "rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def _source_ids() -> set[str]:
+    """Every text the code marks for translation, as ``pybabel extract -F babel.cfg -k N_``
+    finds them."""
+    method_map = [("pi_app/**.py", "python")]
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+    found = extract_from_dir(str(ROOT), method_map, keywords=keywords)
+    ids: set[str] = set()
+    for _filename, _line, message, _comments, _context in found:
+        ids.update([message] if isinstance(message, str) else [m for m in message if m])
+    return ids
+
+
+def test_the_template_holds_exactly_the_texts_of_the_code() -> None:
+    with open(LOCALE / f"{i18n.DOMAIN}.pot", "rb") as fh:
+        template = {str(m.id) for m in read_po(fh) if m.id}
+    source = _source_ids()
+    assert source - template == set(), "texts not extracted: run pybabel extract (README)"
+    assert template - source == set(), "texts no longer in the code: run pybabel extract"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_text_is_translated(lang: str) -> None:
+    catalog = _po(lang)
+    ids = _source_ids()
+    translated = {str(m.id): str(m.string) for m in catalog if m.id}
+    assert sorted(ids - set(translated)) == [], f"{lang}: run pybabel update (README)"
+    empty = sorted(m for m in ids if not translated[m])
+    fuzzy = sorted(m.id for m in catalog if m.id and m.fuzzy)
+    assert empty == [] and fuzzy == [], f"{lang}: untranslated {empty}, fuzzy {fuzzy}"
+    for msgid in ids:  # the same placeholders, or .format() fails at the table
+        assert _fields(translated[msgid]) == _fields(msgid), (lang, msgid)
+
+
+def _fields(text: str) -> set[str]:
+    import string
+
+    return {f for _lit, f, _spec, _conv in string.Formatter().parse(text) if f is not None}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_shipped_mo_is_compiled_from_the_po(lang: str) -> None:
+    buffer = io.BytesIO()
+    write_mo(buffer, _po(lang))
+    shipped = LOCALE / lang / "LC_MESSAGES" / f"{i18n.DOMAIN}.mo"
+    assert shipped.read_bytes() == buffer.getvalue(), f"{lang}: run pybabel compile (README)"
+
+
+def test_the_station_finds_its_catalogs() -> None:
+    assert i18n.translator("fr").gettext("Game over") == "Partie finie"
+    assert i18n.translator("it").gettext("Game over") == "Fine partita"
+    assert i18n.translator("nl").gettext("Game over") == "Einde spel"
+    assert i18n.translator("en").gettext("Game over") == "Game over"
+    assert i18n.translator("xx").gettext("Game over") == "Game over"
+
+
+@pytest.mark.parametrize(("header", "asked", "default", "expected"), [
+    ("fr-BE,fr;q=0.9", None, "en", "fr"),
+    ("de-DE,de;q=0.9,it;q=0.5,nl;q=0.6", None, "en", "nl"),
+    ("en;q=0.2, it", None, "nl", "it"),
+    ("fr;q=0, nl;q=0.1", None, "en", "nl"),
+    ("de", None, "it", "it"),
+    ("", None, "fr", "fr"),
+    (None, None, "nl", "nl"),
+    ("*", None, "fr", "fr"),
+    ("fr;q=abc, it;q=0.5", None, "en", "it"),
+    ("fr", "nl", "en", "nl"),
+    ("fr", "xx", "en", "fr"),
+])
+def test_the_page_language_follows_the_viewer(header: str | None, asked: str | None,
+                                              default: str, expected: str) -> None:
+    assert i18n.choose(header, asked, default) == expected
+
+
+# -- every screen in every language --------------------------------------------------------------
+#: Screens and states that render_docs.SCREENS does not show: the rest of each screen's words.
+EXTRA_SCREENS: dict[str, Scene] = {
+    "firstboot": Scene(phase="menu", setup_code="482913", setup_url="http://192.168.1.20/setup",
+                       setup_qr="http://192.168.1.20/setup?code=482913"),
+    "store-damaged": Scene(store_damaged="the database file is not a database; 12 games kept"),
+    "store-damaged-sure": Scene(store_damaged="the database file is not a database",
+                                confirming=True),
+    "menu-plain": Scene(phase="menu", game="manami", board="table-5"),
+    "over-page": Scene(phase="over", game="topple", board="table-7", scores=(3, 3),
+                       winners=(0, 1), page_url="http://192.168.1.20:8080/",
+                       menu_game="topple", menu_players=2),
+    "over-none": Scene(phase="over", game="tactiki", board="table-3", winners=()),
+    "play-wait": Scene(phase="play", game="topple", board="table-7"),
+    "setup-empty": Scene(phase="setup", game="topple", board="table-7"),
+    "takeback-plain": Scene(phase="play", game="topple", board="table-7", takeback=("s3", "s4")),
+    "prompt-other": Scene(phase="prompt", game="topple", to_move=1,
+                          prompt=Prompt(0.0, "question", (), 0)),
+    "order-more": Scene(phase="setup", game="tactiki", board="table-3",
+                        prompt=Prompt(0.0, "order", ("b1", "d5", "e2"))),
+    "guidance-moves": Scene(phase="play", game="topple", board="table-7", to_move=0,
+                            guidance_kind="mismatch",
+                            fixes=(Fix("remove", "Kapu", "s2"), Fix("place", "Nui", "s3"))),
+    "error-plain": Scene(phase="error", board="table-7"),
+}
+ALL_SCREENS = {**render_docs.SCREENS, **EXTRA_SCREENS}
+
+
+class _Recorder:
+    """Wraps a language's translations and records every text a screen asks for that its
+    catalog does not have (English: that the template does not have)."""
+
+    def __init__(self, lang: str, known: set[str]) -> None:
+        self.inner = i18n.translator(lang)
+        self.known = known
+        self.missing: list[str] = []
+
+    def gettext(self, message: str) -> str:
+        if message not in self.known:
+            self.missing.append(message)
+        return self.inner.gettext(message)
+
+
+def _known(lang: str) -> set[str]:
+    if lang == i18n.SOURCE:
+        with open(LOCALE / f"{i18n.DOMAIN}.pot", "rb") as fh:
+            return {str(m.id) for m in read_po(fh) if m.id}
+    inner = i18n.translator(lang)
+    assert isinstance(inner, gettext.GNUTranslations), f"no catalog shipped for {lang}"
+    return {k for k in inner._catalog if isinstance(k, str) and k}  # type: ignore[attr-defined]
+
+
+def _render(monkeypatch: pytest.MonkeyPatch, lang: str,
+            scene: Scene) -> tuple[list[str], list[str], list[tuple[int, int, str, int]]]:
+    """Draw ``scene`` in ``lang``; returns the untranslated texts, the texts ``fit`` had to
+    cut, and every text drawn with its place and scale."""
+    recorder = _Recorder(lang, _known(lang))
+    monkeypatch.setattr(fb, "translator", lambda _lang: recorder)
+    cut: list[str] = []
+    real_fit = fb.fit
+
+    def fit(text: str, width: int, scale: int = 1) -> str:
+        out = real_fit(text, width, scale)
+        if out != fb.printable(text):
+            cut.append(text)
+        return out
+
+    drawn: list[tuple[int, int, str, int]] = []
+    real_text = fb._Canvas.text
+
+    def text(self: Any, x: int, y: int, words: str, scale: int = 1, fill: int = 1) -> int:
+        drawn.append((x, y, words, scale))
+        width: int = real_text(self, x, y, words, scale, fill)
+        return width
+
+    monkeypatch.setattr(fb, "fit", fit)
+    monkeypatch.setattr(fb._Canvas, "text", text)
+    fb.screen(replace(scene, language=lang))
+    monkeypatch.undo()
+    return recorder.missing, cut, drawn
+
+
+def _screens() -> Iterator[tuple[str, str]]:
+    for name in ALL_SCREENS:
+        for lang in i18n.LANGUAGES:
+            yield name, lang
+
+
+@pytest.mark.parametrize(("name", "lang"), list(_screens()))
+def test_every_screen_in_every_language(monkeypatch: pytest.MonkeyPatch, name: str,
+                                        lang: str) -> None:
+    """"Overflow", precisely: a text the screen cuts to fit (``fit`` ending it in ``..``) that
+    English does not cut (so a translation, not a long name or path from the scene, made it
+    too long); or ink drawn outside 128x64, including a capital's accent above the line or in
+    the header bar. A button legend too wide raises in the screen itself."""
+    scene = ALL_SCREENS[name]
+    missing, cut, drawn = _render(monkeypatch, lang, scene)
+    assert missing == [], f"{name} in {lang}: not in the catalog: {missing}"
+    _, english_cut, _ = _render(monkeypatch, i18n.SOURCE, scene)
+    assert [t for t in cut if t not in english_cut] == [], f"{name} in {lang}: cut"
+    width, height = fb.SIZE
+    for x, y, words, scale in drawn:
+        right = x + fb.text_width(words, scale)
+        assert x >= 0 and right <= width and y + fb.INK_H * scale <= height, (name, lang, words)
+        accents = fb.accent_mask(words, scale)
+        if accents is not None:
+            top = y - fb.INK_TOP * scale + accents.getbbox()[1]  # type: ignore[index]
+            assert top >= 0, f"{name} in {lang}: the accent of {words!r} is off the screen"
+            assert y <= fb._BAR_BOTTOM or top > fb._BAR_BOTTOM, \
+                f"{name} in {lang}: the accent of {words!r} is lost in the header bar"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_font_draws_every_letter_of_every_translation(lang: str) -> None:
+    """Every character of every translation is in the OLED font (Latin-1: no ``?`` in its
+    place), and the accents of capitals show (drawn above the line, not cropped away)."""
+    for message in _po(lang):
+        if not message.id:
+            continue
+        text = str(message.string)
+        assert fb.printable(text).count("?") == text.count("?"), (lang, text)
+    capital = fb.accent_mask("À")
+    assert capital is not None and capital.getbbox() is not None
+    assert fb.accent_mask("A") is None
+
+
+def test_english_screens_are_drawn_from_the_source_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The language really reaches the screen: the same scene in French is not the English
+    picture, and shows the French words."""
+    scene = render_docs.SCREENS["over"]
+    _, _, drawn = _render(monkeypatch, "fr", scene)
+    assert any("Partie finie" in words for _x, _y, words, _s in drawn)
+    assert fb.screen(scene).tobytes() != fb.screen(replace(scene, language="fr")).tobytes()
+
+
+# -- the station's language ----------------------------------------------------------------------
+def test_the_configured_language_reaches_the_station_screen(tmp_path: Path) -> None:
+    from pi_app.board.equipment import registry_for
+    from pi_app.referee.config import ConfigError, parse_config
+    from pi_app.referee.station import Station
+    from pi_app.referee.store import EventStore
+
+    with pytest.raises(ConfigError, match="language"):
+        parse_config({"station": {"language": "de"}})
+    config = parse_config({"station": {"language": "it", "game": "topple", "seed": 1,
+                                       "topple_cards": "deal", "data_dir": str(tmp_path)}})
+    assert config.station.language == "it"
+    station = Station(config, EventStore(tmp_path / "tikiboard.db"), registry_for("topple"),
+                      clock=lambda: 0.0)
+    scene = station.scene(0.0)
+    assert scene.language == "it"
+    english = fb.screen(replace(scene, language="en"))
+    assert fb.screen(scene).tobytes() != english.tobytes()
