@@ -158,7 +158,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         config, setup = load_for_run(args.config, first_boot=args.first_boot)
     except ConfigError as exc:
         return _fail(str(exc))
-    from pi_app.referee.daemon import run
+    from pi_app.station_main import run
 
     return run(config, setup)
 

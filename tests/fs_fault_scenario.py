@@ -51,11 +51,12 @@ from pi_app.referee import daemon
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
 from pi_app.sim.players_live import LivePlayers
+from pi_app.station_main import serve
 
 #: The tmpfs: room for the game with its WAL (SQLite checkpoints at 1,000 pages, 4 MB), small
 #: enough to fill in a blink.

@@ -13,6 +13,8 @@ import pytest
 
 from pi_app.bench.accuracy import main, run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
 def test_noisy_play_is_followed_exactly(game: str) -> None:

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 
 def test_bench_prints_one_json_object_with_units_and_machine() -> None:
     exe = shutil.which("tikiboard", path=str(Path(sys.executable).parent))

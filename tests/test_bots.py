@@ -181,6 +181,7 @@ def test_a_time_budget_stops_the_search_and_answers() -> None:
     assert next(ticks) < 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game_name", "games", "at_least"),
                          [("topple", 20, 17), ("manami", 20, 15), ("tactiki", 8, 6)])
 def test_greedy_beats_random(game_name: str, games: int, at_least: int) -> None:
@@ -188,6 +189,7 @@ def test_greedy_beats_random(game_name: str, games: int, at_least: int) -> None:
     assert result["wins"] >= at_least, result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game_name", "games", "budget"), [("topple", 4, 200),
                                                             ("manami", 10, 200)])
 def test_search_beats_greedy(game_name: str, games: int, budget: int) -> None:

@@ -44,6 +44,8 @@ from pi_app.net.eventlog import Skew, feed_text
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher
 from pi_app.net.simstation import SimStation, flat_moves
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]
 CLOCK = re.compile(r"^\d\d:\d\d:\d\d ")
 

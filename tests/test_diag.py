@@ -15,6 +15,8 @@ import pytest
 from pi_app.hw.pinmap import PINMAP
 from pi_app.tools.diag import register
 
+pytestmark = pytest.mark.realtime
+
 
 def run(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="tikiboard")

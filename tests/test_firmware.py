@@ -633,6 +633,7 @@ def test_vectors_under_micropython() -> None:
     assert run.returncode == 0 and run.stdout.strip().endswith("VECTORS OK"), run.stdout
 
 
+@pytest.mark.slow
 @needs_micropython
 def test_scenario_under_micropython_matches_cpython_byte_for_byte() -> None:
     assert MICROPYTHON is not None

@@ -78,7 +78,7 @@ def run_first_boot(tmp_path: Path, scenario: Scenario) -> Path:
     parts: list[Hardware] = []
 
     async def main() -> None:
-        from pi_app.referee.firstboot import serve_configured
+        from pi_app.station_main import serve_configured
 
         stop = asyncio.Event()
         tasks: list[asyncio.Future[None]] = []

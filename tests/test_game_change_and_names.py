@@ -36,11 +36,12 @@ from pi_app.net.broker import free_port, wait_connectable
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config, Web
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
+from pi_app.station_main import serve
 
 PIN = "424242"
 AUTH = {"Authorization": f"Bearer {PIN}"}

@@ -19,6 +19,8 @@ import pytest
 from pi_app.board.geometry import load_geometry
 from pi_app.hw.simfirmware import SimFirmware
 
+pytestmark = pytest.mark.realtime
+
 SCRIPT = Path(__file__).resolve().parent.parent / "hardware" / "hil_check.py"
 
 

@@ -18,12 +18,13 @@ BIN = Path(sys.executable).parent
 
 #: What each layer must never import (docs/design.md, README "Layout").
 FORBIDDEN = {
-    "pi_app.games": ["pi_app.readings", "pi_app.records", "pi_app.board", "pi_app.hw",
-                     "pi_app.sim", "pi_app.referee", "pi_app.net", "pi_app.tools"],
+    "pi_app.games": ["pi_app.readings", "pi_app.ids", "pi_app.records", "pi_app.board",
+                     "pi_app.hw", "pi_app.sim", "pi_app.referee", "pi_app.net", "pi_app.tools"],
     "pi_app.readings": ["pi_app.board", "pi_app.hw", "pi_app.games"],
+    "pi_app.ids": ["pi_app.referee", "pi_app.net"],
     "pi_app.board": ["pi_app.hw", "pi_app.net", "pi_app.referee", "pi_app.sim"],
     "pi_app.hw": ["pi_app.board", "pi_app.games", "pi_app.referee", "pi_app.net"],
-    "pi_app.referee": ["pi_app.sim", "pi_app.net", "pi_app.tools"],
+    "pi_app.referee": ["pi_app.sim", "pi_app.net", "pi_app.tools", "pi_app.station_main"],
     "tikifw": ["pi_app"],
 }
 

@@ -16,6 +16,8 @@ import pytest
 
 from pi_app.bench.longsoak import Faults, Totals, merge, play_one, report
 
+pytestmark = pytest.mark.slow
+
 LOUD = Faults(garbage=0.03, drop=0.02, duplicate=0.02, cut=0.15, restart=0.01)
 
 

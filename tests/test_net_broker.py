@@ -26,6 +26,8 @@ from pi_app.net.broker import acl_text, write_broker_config
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher
 from pi_app.net.simstation import SimStation
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]
 ROOT = Path(__file__).resolve().parent.parent
 

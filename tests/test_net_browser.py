@@ -29,6 +29,8 @@ from pi_app.net.mqtt import PublisherConfig, start_publisher
 from pi_app.net.simstation import SimStation
 from pi_app.net.web import create_station_app
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]
 EVIL = "<img src=x onerror=alert(1)>"
 

@@ -14,11 +14,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from net_fixtures import Broker, broker, request, running_dashboard, wait_for
 
 from pi_app.net.mqtt import Publisher, PublisherConfig, start_publisher
 from pi_app.net.redact import public_data, public_record
 from pi_app.net.simstation import SimStation
+
+pytestmark = pytest.mark.realtime
 
 STATIONS = 32
 STEPS = 40

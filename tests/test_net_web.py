@@ -23,6 +23,8 @@ from pi_app.net.simstation import SimStation
 from pi_app.net.web import create_station_app
 from pi_app.referee.feed import ActionError
 
+pytestmark = pytest.mark.realtime
+
 EVIL = "<script>alert('x')</script>"
 PIN = "2468"
 

@@ -29,9 +29,10 @@ from net_fixtures import EVENT, Broker, broker, password_of
 from pi_app.net.broker import free_port
 from pi_app.referee.config import Config, Mqtt
 from pi_app.referee.config import Station as StationSection
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
+from pi_app.station_main import serve
 
 __all__ = ["broker"]  # the fixture, imported for pytest
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,6 +17,8 @@ import pytest
 from pi_app.board.geometry import board_names, load_geometry
 from pi_app.hw.pinmap import load_pinmap
 
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(__file__).resolve().parent.parent / "hardware" / "schematic" / "tikiboard_sch.py"
 GAMES = board_names()
 

@@ -67,6 +67,8 @@ from pi_app.referee.feedback import PHASES
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]
 PASSWORD = "correct horse"
 

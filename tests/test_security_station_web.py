@@ -45,9 +45,10 @@ from pi_app.net.simstation import SimStation
 from pi_app.net.web import create_station_app
 from pi_app.referee.config import Config, ConfigError, Web, load_config
 from pi_app.referee.config import Station as StationSection
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
+from pi_app.station_main import serve
 
 PIN = "24681357"
 BIG = 10 * 1024 * 1024

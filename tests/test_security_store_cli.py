@@ -43,6 +43,8 @@ from pi_app.referee.config import parse_config
 from pi_app.referee.session import Session
 from pi_app.referee.store import SCHEMA_VERSION, EventStore
 
+pytestmark = pytest.mark.realtime
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

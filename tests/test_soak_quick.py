@@ -3,8 +3,11 @@ an unplugged cable; every move the players made is followed (the long runs: READ
 
 from __future__ import annotations
 
+import pytest
+
 from pi_app.bench.soak import soak
 
+pytestmark = [pytest.mark.slow, pytest.mark.realtime]
 
 def test_moves_are_followed_through_garbage_and_an_unplugged_cable() -> None:
     report = soak("topple", games=1, turns=16, seed=4, fault_every=1.0)

@@ -20,11 +20,12 @@ from pi_app.games import get_game
 from pi_app.records import replay
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
+from pi_app.station_main import serve
 
 
 def prefix(game_name: str, seed: int, keep: int) -> tuple[Any, list[tuple[str, Any]]]:

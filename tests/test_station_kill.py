@@ -22,12 +22,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_app.board.equipment import registry_for
 from pi_app.board.geometry import load_geometry
 from pi_app.hw.simfirmware import SimFirmware
 from pi_app.referee.session import Session
 from pi_app.referee.store import EventStore
 from pi_app.sim.players_live import LivePlayers
+
+pytestmark = [pytest.mark.slow, pytest.mark.realtime]
 
 KILLS = 50
 CONFIRMED = re.compile(r"confirmed move (\d+): (.+)$")

@@ -30,9 +30,10 @@ from pi_app.board.equipment import registry_for
 from pi_app.net.archive import GameArchive
 from pi_app.net.redact import public_snapshot
 from pi_app.net.simstation import SimStation
-from pi_app.net.web import create_station_app, page_address, qr_svg
+from pi_app.net.web import create_station_app, qr_svg
 from pi_app.readings import TagsSeen
 from pi_app.referee import feedback as fb
+from pi_app.referee.address import page_address
 from pi_app.referee.config import Config, Web
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.qr import qr_code, qr_text

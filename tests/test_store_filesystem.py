@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = [pytest.mark.slow, pytest.mark.realtime]
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = Path(__file__).resolve().parent / "fs_fault_scenario.py"
 FULL = "database or disk is full"            # SQLITE_FULL, from ENOSPC

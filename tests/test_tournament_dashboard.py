@@ -43,6 +43,8 @@ from pi_app.tournament import director
 from pi_app.tournament.model import Result, Tournament
 from pi_app.tournament.standings import standings
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]
 PASSWORD = "correct horse battery"
 EVIL = "<img src=x onerror=f()>"

@@ -28,6 +28,8 @@ import pytest
 
 from pi_app.records import load_record, replay
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "pi_app" / "data").glob("*-example.tiki.json"))
 

@@ -27,10 +27,11 @@ from typing import Any
 
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.sim.hands import Noise
+from pi_app.station_main import serve
 
 
 async def _faults(hardware: Hardware, rng: random.Random, stop: asyncio.Event,

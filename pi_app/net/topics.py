@@ -24,34 +24,21 @@ the dashboard keeps the highest ``seq`` per board, drops anything at or below it
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from pi_app.games.base import JSON
+from pi_app.ids import ID_PATTERN, IdError, check_id
 
 ROOT = "tiki"
 LEAVES = ("status", "state", "record", "game", "events")
 RETAINED = frozenset({"status", "state", "record", "game"})
 QOS = 1
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
-
-class TopicError(ValueError):
-    """A board or event id that cannot be a topic level (or an MQTT user name)."""
-
-
-def check_name(name: str, what: str = "name") -> str:
-    """Board and event ids: letters, digits, ``_ . -``; never the MQTT wildcards or ``/``.
-
-    The board id doubles as the station's MQTT user name, which mosquitto substitutes for
-    ``%u`` in ACL patterns: a ``+``, ``#`` or ``/`` in it would widen the station's rights.
-    """
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise TopicError(f"{what} {name!r}: use 1-64 letters, digits, '_', '.' or '-' "
-                         "(starting with a letter or digit)")
-    return name
+#: A bad board or event id (:mod:`pi_app.ids`, the configuration's rule too) or topic leaf.
+TopicError = IdError
+#: Board and event ids: letters, digits, ``_ . -``; never the MQTT wildcards or ``/``.
+check_name = check_id
 
 
 def board_prefix(event: str, board: str) -> str:
@@ -81,7 +68,7 @@ def parse_topic(name: str) -> Topic | None:
     parts = name.split("/")
     if len(parts) != 5 or parts[0] != ROOT or parts[2] != "board" or parts[4] not in LEAVES:
         return None
-    if not (_NAME.fullmatch(parts[1]) and _NAME.fullmatch(parts[3])):
+    if not (ID_PATTERN.fullmatch(parts[1]) and ID_PATTERN.fullmatch(parts[3])):
         return None
     return Topic(parts[1], parts[3], parts[4])
 

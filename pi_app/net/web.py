@@ -72,6 +72,7 @@ from pi_app.net.auth import Brake, same
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
 from pi_app.net.redact import public_snapshot
 from pi_app.net.svg import board_svg
+from pi_app.referee.address import page_address
 from pi_app.referee.config import Config as StationConfig
 from pi_app.referee.feed import ActionError, StationFeed
 from pi_app.referee.qr import qr_code
@@ -154,36 +155,6 @@ def island_text(snapshot: JSON) -> str:
     if not isinstance(island, dict):
         return ""
     return f"Fruit in the supply: {island.get('supply')} · spoiled: {island.get('spoiled')}"
-
-
-def page_address(config: StationConfig) -> str:
-    """The page's address as people on the venue's network type it: ``[web] public_url`` when
-    set; else the bound address when the page listens on one; else (it listens on every
-    address) the machine's first non-loopback IPv4 address; else the bound host."""
-    if config.web.public_url:
-        return config.web.public_url
-    host = config.web.host
-    if host in ("", "0.0.0.0", "::"):
-        host = lan_address() or host or "127.0.0.1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{config.web.port}/"
-
-
-def lan_address() -> str | None:
-    """The machine's first non-loopback IPv4 address: the one its default route leaves from
-    (a UDP socket "connected" sends nothing), else one its host name resolves to."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        udp.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
-        address = str(udp.getsockname()[0])
-        if not address.startswith("127.") and address != "0.0.0.0":
-            return address
-    with contextlib.suppress(OSError):
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            address = str(info[4][0])
-            if not address.startswith("127."):
-                return address
-    return None
 
 
 def qr_svg(url: str) -> str:

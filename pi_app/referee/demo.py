@@ -27,10 +27,11 @@ from PIL import Image
 from pi_app.board.follower import Prompt, takeback_plies
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.daemon import Hardware, serve
+from pi_app.referee.daemon import Hardware
 from pi_app.referee.station import Station
 from pi_app.sim.hands import Noise
 from pi_app.sim.players_live import LivePlayers
+from pi_app.station_main import serve
 
 ESC = "\x1b"
 

@@ -273,7 +273,7 @@ class FirstBoot:
             if not station.session.history:  # nothing played yet: the set-up's game now
                 station.new_game(station.config.station.game)
             return
-        from pi_app.net.web import page_address
+        from pi_app.referee.address import page_address
 
         address = page_address(self.config)
         station.setup_code = self.code
