@@ -31,6 +31,8 @@ from pi_app.referee.demo import HEIGHT, WIDTH, DemoPlayers, frame_lines, outcome
 from pi_app.referee.station import Station
 from pi_app.station_main import serve
 
+pytestmark = pytest.mark.realtime
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -37,6 +37,8 @@ from pi_app.referee.firstboot import FirstBoot, load_for_run, qr_address, write_
 from pi_app.referee.qr import qr_code
 from pi_app.referee.station import Station
 
+pytestmark = pytest.mark.realtime
+
 NEW_PIN = "tiki-pin-7"
 SSID = "Café \"Tiki\" $HOME; rm -rf"
 PASSPHRASE = "pass word 'q' \\ $(x)"

@@ -43,6 +43,8 @@ from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
 from pi_app.station_main import serve
 
+pytestmark = pytest.mark.realtime
+
 PIN = "424242"
 AUTH = {"Authorization": f"Bearer {PIN}"}
 

@@ -34,6 +34,8 @@ from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.station_main import serve
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]  # the fixture, imported for pytest
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -50,6 +50,8 @@ from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.station_main import serve
 
+pytestmark = pytest.mark.realtime
+
 PIN = "24681357"
 BIG = 10 * 1024 * 1024
 

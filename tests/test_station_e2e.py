@@ -27,6 +27,8 @@ from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
 from pi_app.station_main import serve
 
+pytestmark = [pytest.mark.slow, pytest.mark.realtime]
+
 
 def prefix(game_name: str, seed: int, keep: int) -> tuple[Any, list[tuple[str, Any]]]:
     """A random game's start and its steps but the last ``keep`` moves (the hands play those).

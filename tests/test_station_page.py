@@ -40,6 +40,8 @@ from pi_app.referee.qr import qr_code, qr_text
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
 
+pytestmark = pytest.mark.realtime
+
 ADDRESS = "http://192.168.178.100:8080/"
 
 
