@@ -663,6 +663,7 @@ def test_the_real_station_set_up_reading_shows_nothing_hidden(tmp_path: Path,
                 on_field.add(uid)
                 station.step(TagsSeen(t, cell.reader, frozenset(on_field)), t)
                 station.step(PresenceChanged(t, cell.presence, True), t)
+                station.step(None, t + 0.1)  # its contact has held closed: the piece is there
                 t += 0.3
         station.step(None, t + 1.5)
         assert station.session.export()["setup"] == chosen

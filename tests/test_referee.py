@@ -457,6 +457,7 @@ def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> N
             on_field.add(uid)
             station.step(TagsSeen(t, cell.reader, frozenset(on_field)), t)
             station.step(PresenceChanged(t, cell.presence, True), t)
+            station.step(None, t + 0.1)  # its contact has held closed: the piece is there
             t += 0.3
     assert station.status.reading is not None  # complete, but hands may still be on it
     station.step(None, t + 1.5)

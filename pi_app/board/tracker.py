@@ -20,6 +20,20 @@ pictures with engine views:
 * **Ghosts.** A piece carried over a neighbouring cell may be read there, and the firmware
   reports a tag gone only after several clean misses. A tag is in one place: when a reader
   newly reports a tag, every other cell forgets it at once.
+* **Neighbours' tags.** At a short pitch a reader also reads, now and then, a tag lying on the
+  next cell (hardware/README.md, "Neighbour reads"). On a cell with a presence sensor, a tag
+  is that cell's own only while its presence is believed closed: a tag read on an open cell
+  is dropped (counted in ``neighbour_reads``; it becomes the cell's own if the contact closes
+  while it is still read there, as when a piece is set down and read before its contact has
+  held closed). A tag read on two closed cells at once stays where it lay (it was placed
+  there, and that reader still reports it); the other read is counted in ``seen_twice``. It
+  moves when its old cell stops reporting it, to the closed cell that read it last, and at
+  once to a cell whose contact had just closed before the other cell took it (a piece set
+  down next to an occupied cell whose reader, scanned first, read it before its own did).
+  A cell whose contact opens keeps showing the tags it still reports (inconsistent, so not
+  judged) until its reader lets them go, as before.
+  A cell without a presence sensor (Topple's card pad) is not gated: a tag newly read there
+  is there, as before. ``tikiboard diag`` shows both counts.
 * **Unknown tags.** A UID the registry does not know is kept apart, on its cell, so the referee
   can say "unknown piece on c3" instead of crashing or ignoring it. A faulty reader or a
   stranger's tags can bring any number of them: the tracker keeps state only for the tags read
@@ -32,7 +46,7 @@ enough to run on every event (a few microseconds per event).
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -111,6 +125,9 @@ class Tracker:
         self._seen: dict[str, frozenset[str]] = {}       # cell -> UIDs its reader reports
         self._home: dict[str, str] = {}                  # UID -> the cell that read it last
         self._sticky: dict[str, dict[str, float]] = {}   # cell -> UID -> kept until
+        self._read_at: dict[tuple[str, str], float] = {}  # (cell, UID) -> newly read at
+        self._closed_at: dict[str, float] = {}           # cell -> contact believed closed at
+        self._claimed_at: dict[str, float] = {}          # UID -> when its home took it
         self._present: dict[str, bool] = {}              # cell -> believed presence
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
         self._full_since: dict[str, float] = {}          # cell -> raw "occupied" since
@@ -124,6 +141,10 @@ class Tracker:
         """How many times a UID the registry does not know was newly read on a cell."""
         self.recent_unknown: OrderedDict[str, str] = OrderedDict()
         """The last :data:`RECENT_UNKNOWN` unknown UIDs read, oldest first, with their cell."""
+        self.neighbour_reads: Counter[str] = Counter()
+        """Per cell, tags newly read there while its presence was open: a neighbour's."""
+        self.seen_twice: Counter[str] = Counter()
+        """Per cell, tags newly read there while they lay on another closed cell."""
 
     # -- input -----------------------------------------------------------------------------------
     def feed(self, event: SensorEvent) -> bool:
@@ -161,21 +182,29 @@ class Tracker:
         if tags == old:
             return False
         self._seen[name] = tags
+        before = {uid: self._home.get(uid) for uid in tags ^ old}
         for uid in tags - old:  # newly read here: it has left wherever it was before
-            self._home[uid] = name
+            self._read_at[(name, uid)] = t
             if self.registry.lookup(uid) is None:
                 self._stranger(uid, name)
+            if self._gated(name):
+                self.neighbour_reads[name] += 1  # not this cell's own (not yet, at least)
+            else:
+                self._claim(uid, name, t)
         for uid in old - tags:
+            self._read_at.pop((name, uid), None)
             if self._home.get(uid) == name:
                 # Gone from its home, still read elsewhere: it lies there. (A snapshot lists a
                 # tag on the cell it was carried over, until three misses clear it, as well as
                 # on the cell it lies on, and makes whichever comes first in it the home.)
-                elsewhere = next((c for c, seen in self._seen.items()
-                                  if c != name and uid in seen), None)
+                elsewhere = self._last_reader(uid, name)
                 if elsewhere is not None:
                     self._home[uid] = elsewhere
+                    self._claimed_at[uid] = t
         sticky = self._sticky.setdefault(name, {})
         for uid in tags:
+            if self._home.get(uid, name) != name:
+                continue  # read here, but it lies on another cell: not this cell's
             sticky.pop(uid, None)
             for other, kept in self._sticky.items():  # a tag read here has left other cells
                 if other != name:
@@ -187,8 +216,56 @@ class Tracker:
         for uid in old - tags:  # read nowhere now: forget where it was (bounded memory)
             if self._home.get(uid) == name:
                 del self._home[uid]
+                self._claimed_at.pop(uid, None)
+        if all(home != name and self._home.get(uid) != name and home is not None
+               for uid, home in before.items()):
+            return False  # only reads of tags lying on other cells: the picture is the same
         self.last_change = t
         return True
+
+    def _gated(self, name: str) -> bool:
+        """True when a tag read on ``name`` cannot be that cell's own: it has a presence
+        sensor, and the sensor is not believed closed."""
+        cell = self.geometry.cell(name)
+        return cell.presence is not None and not self._present.get(name, False)
+
+    def _holds(self, name: str, uid: str) -> bool:
+        """Does ``uid`` still lie on ``name`` by its sensors (closed, and its reader still
+        reports it: the firmware reports a tag gone only after several clean misses, so a
+        piece lifted off a stack is still reported there for a few scans)?"""
+        return not self._gated(name) and uid in self._seen.get(name, ())
+
+    def _claim(self, uid: str, name: str, t: float) -> None:
+        """``uid`` was read on ``name``, whose sensors say a piece lies there: it is there,
+        unless it lies on another cell with a presence sensor that still holds it (a tag read
+        on two closed cells is the one it was placed on; the other read is a neighbour's).
+        Placed means: the cell it lay on already, unless this cell's contact closed (within
+        ``miss_grace``) before the other cell took the tag: then the piece was set down here
+        and the closed neighbour, scanned first, read it before this cell's reader did."""
+        home = self._home.get(uid)
+        if home is not None and home != name and self.geometry.cell(name).presence is not None \
+                and self.geometry.cell(home).presence is not None and self._holds(home, uid):
+            closed = self._closed_at.get(name, -1e18)
+            if t - closed > self.miss_grace or closed > self._claimed_at.get(uid, -1e18):
+                self.seen_twice[name] += 1
+                return
+            self.seen_twice[home] += 1  # just set down here: the other read is the neighbour's
+        if self._home.get(uid) != name:
+            self._claimed_at[uid] = t
+        self._home[uid] = name
+        for other, kept in self._sticky.items():  # it has left the cell that missed it
+            if other != name:
+                kept.pop(uid, None)
+
+    def _last_reader(self, uid: str, leaving: str) -> str | None:
+        """The cell other than ``leaving`` that read ``uid`` last and may hold it."""
+        best: tuple[float, str] | None = None
+        for other, seen in self._seen.items():
+            if other != leaving and uid in seen and not self._gated(other):
+                at = self._read_at.get((other, uid), 0.0)
+                if best is None or at > best[0]:
+                    best = (at, other)
+        return None if best is None else best[1]
 
     def _stranger(self, uid: str, cell: str) -> None:
         """Count an unknown UID and remember it among the last few (never all of them)."""
@@ -230,6 +307,9 @@ class Tracker:
             if now - since >= self.presence_debounce:
                 del self._full_since[name]
                 self._present[name] = True
+                self._closed_at[name] = since + self.presence_debounce
+                for uid in self._seen.get(name, ()):  # read while the contact was closing
+                    self._claim(uid, name, since + self.presence_debounce)
                 self.last_change = max(self.last_change, since + self.presence_debounce)
                 changed = True
         for sticky in self._sticky.values():
@@ -256,7 +336,11 @@ class Tracker:
         lookup = self.registry.lookup
         for cell in self.geometry.cells:
             name = cell.name
-            uids = {u for u in self._seen.get(name, ()) if self._home.get(u, name) == name}
+            gated = self._gated(name)
+            # An open cell shows only tags that lay there (lifted, still reported until the
+            # firmware's misses clear them: inconsistent, so not judged), never new reads.
+            uids = {u for u in self._seen.get(name, ())
+                    if self._home.get(u, None if gated else name) == name}
             uids.update(self._sticky.get(name, ()))
             known = []
             strangers = []
@@ -274,7 +358,7 @@ class Tracker:
                 unknown[name] = tuple(sorted(strangers))
             if cell.presence is not None and cell.reader is not None:
                 present = self._present.get(name, False) or name in self._empty_since
-                if present != bool(uids):
+                if present != bool(uids) or (name in self._full_since and self._seen.get(name)):
                     inconsistent.append(name)
         return Observation(now, pieces, unknown, tuple(inconsistent))
 

@@ -9,7 +9,10 @@ missed by a scan (``miss``, more likely the higher the stack), and a presence co
 read there but leaves its presence sensor open. Rougher sensors: an empty cell's contact may
 close on its own for 10-40 ms, past the firmware's debounce (``chatter``, per scan of a reader),
 and a contact may close a few millimetres early, 20-60 ms before a piece set down slowly lands
-or while one is carried just above it (``early``, per piece landing or carried over).
+or while one is carried just above it (``early``, per piece landing or carried over). At a
+short pitch a reader also reads a tag lying on an adjacent cell now and then (``neighbour``,
+per scan of a reader: one tag of a neighbouring cell's stack joins what it read; the firmware
+then reports it until ``absent_after`` scans miss it, as for any tag).
 
 Scanning only happens while something is going on (from an action until ``quiet_after`` seconds
 after it, and on until every reader reports what lies on its cell): the model skips idle
@@ -39,6 +42,7 @@ class SensorModel:
     presence_debounce: float = 0.02
     chatter: float = 0.0
     early: float = 0.0
+    neighbour: float = 0.0
     quiet_after: float = 0.6
     cells: dict[str, list[str]] = field(default_factory=dict)
     _reported: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -51,6 +55,7 @@ class SensorModel:
             self.cells.setdefault(cell.name, [])
         self._readers = [c for c in self.geometry.cells if c.reader is not None]
         self._sensors = [c for c in self.geometry.cells if c.presence is not None]
+        self._adjacent = {c.name: _adjacent(self.geometry, c) for c in self._readers}
 
     def lay_out(self, cells: dict[str, list[str]], t: float) -> list[SensorEvent]:
         """Start from this board (as a snapshot would report it); events for the host."""
@@ -104,11 +109,18 @@ class SensorModel:
             events.append(PresenceChanged(t + self.rng.uniform(0.01, 0.04), sensor, False))
 
     def _converged(self) -> bool:
-        """Every reader reports exactly what lies on its cell (scanning may stop)."""
+        """Every reader reports exactly what lies on its cell (scanning may stop), give or
+        take tags of its neighbours (``neighbour``: with many readers some always report
+        one; such a read then stays reported until the next action, as a reader that keeps
+        reading its neighbour's tag would)."""
         for cell in self._readers:
             assert cell.reader is not None
             actual = frozenset(u for u in self.cells[cell.name] if u != cell.presence_piece)
-            if self._reported.get(cell.reader, frozenset()) != actual:
+            reported = self._reported.get(cell.reader, frozenset())
+            if reported == actual:
+                continue
+            if not self.neighbour or not actual <= reported or not reported - actual <= {
+                    u for c in self._adjacent[cell.name] for u in self.cells[c.name]}:
                 return False
         return True
 
@@ -143,6 +155,8 @@ class SensorModel:
         height = len(stack)
         chance = self.miss * (1 + height) / 2 if height > 1 else self.miss / 2
         read = {u for u in stack if self.rng.random() >= chance}
+        if self.neighbour and self.rng.random() < self.neighbour:
+            read |= self._neighbours_tag(cell)
         reported = set(self._reported.get(cell.reader, frozenset()))
         for uid in read:
             self._misses.pop((cell.reader, uid), None)
@@ -157,3 +171,23 @@ class SensorModel:
         if tags != self._reported.get(cell.reader):
             self._reported[cell.reader] = tags
             events.append(TagsSeen(t, cell.reader, tags))
+
+    def _neighbours_tag(self, cell: Cell) -> set[str]:
+        """One tag lying on a cell next to ``cell``, as its reader picks it up too."""
+        near = [(c, [u for u in self.cells[c.name] if u != c.presence_piece])
+                for c in self._adjacent[cell.name]]
+        near = [(c, uids) for c, uids in near if uids]
+        if not near:
+            return set()
+        _, uids = self.rng.choice(near)
+        return {self.rng.choice(uids)}
+
+
+def _adjacent(geometry: Geometry, cell: Cell) -> list[Cell]:
+    """The reader cells of ``cell``'s kind whose centres are within 1.5 cell widths: those
+    whose tags a reader at a short pitch can pick up."""
+    reach = 1.5 * max(cell.size_mm)
+    x, y = cell.center_mm
+    return [c for c in geometry.cells
+            if c.kind == cell.kind and c.name != cell.name and c.reader is not None
+            and ((c.center_mm[0] - x) ** 2 + (c.center_mm[1] - y) ** 2) ** 0.5 <= reach]

@@ -71,10 +71,10 @@ def register(subparsers: Any) -> None:
 
 class BoardView:
     """The latest reading of every cell, from the link's events, and per cell how often its
-    reader newly read a tag that cannot be its own, by the station's rule (the tracker's,
-    which hardware code does not import): on a cell whose presence is open (a neighbour's),
-    or one another occupied cell reads too ("seen twice"). A few now and then are normal at
-    a short pitch; many on one cell mean its reader's power or gain is too high
+    reader newly read a tag that cannot be its own, by the tracker's rule, from the raw
+    readings (no debounce: diag shows what the readers do): on a cell whose presence is open
+    (a neighbour's), or one another occupied cell reads too ("seen twice"). A few now and then
+    are normal at a short pitch; many on one cell mean its reader's power or gain is too high
     (hardware/README.md, "Neighbour reads")."""
 
     def __init__(self, geo: Geometry) -> None:
