@@ -348,16 +348,16 @@ class DemoPlayers:
     async def restack(self, view: Any) -> None:
         """TacTiki: the stacks were laid out at once, so the station asks for the fields whose
         order it could not see; lift their pieces off and put them back one at a time."""
-        asked = await self.wait_for(lambda: (p := self._prompt()) is not None
-                                    and p.kind == "order", 2.0)
-        prompt = self._prompt()
-        if not asked or prompt is None:
-            return
-        fields = prompt.options
-        await self.players.change({c: () for c in fields})
-        for height in range(1, max(len(view[c]) for c in fields) + 1):
-            await self.players.change({c: tuple(view[c][:height]) for c in fields})
-            await asyncio.sleep(0.3)
+        for _ in range(3):  # the board is read reader by reader: more fields may follow
+            await asyncio.sleep(1.0)
+            prompt = self._prompt()
+            if prompt is None or prompt.kind != "order":
+                return
+            fields = prompt.options
+            await self.players.change({c: () for c in fields})
+            for height in range(1, max(len(view[c]) for c in fields) + 1):
+                await self.players.change({c: tuple(view[c][:height]) for c in fields})
+                await asyncio.sleep(0.3)
 
     async def tap_cards(self) -> None:
         """Tiki Topple: each player draws a Secret Tiki card and taps it on the card pad."""

@@ -663,9 +663,24 @@ _QUESTIONS = {
 }
 
 
+def _order(c: _Canvas, fields: Sequence[str]) -> None:
+    """TacTiki's set-up: a field's stack order is not known. The answer is done with the
+    pieces, not the buttons, and the screen names the field only (a piece's name is its
+    hidden rank, and the opponent reads this screen too)."""
+    more = c._("+{count} more").format(count=len(fields) - 1) if len(fields) > 1 else ""
+    c.header(c._("Stack order?"), more)
+    y = c.line(_TOP, c._("Lift the pieces off"))
+    c.line(y + 1, fields[0] if fields else "?", big=True)
+    c.line(_ROW4, c._("and put them back"))
+    c.line(_ROW5, c._("one at a time"))
+
+
 def _prompt(c: _Canvas, scene: Scene) -> None:
     prompt = scene.prompt
     assert prompt is not None
+    if prompt.kind == "order":
+        _order(c, prompt.options)
+        return
     heading, keys = _QUESTIONS.get(prompt.kind, (N_("Question"), (("OK", N_("pick")),
                                                                   ("MENU", "next"))))
     c.header(c._(heading), player_name(scene, scene.to_move) if scene.to_move is not None else "")

@@ -3,6 +3,14 @@
 Sensors see which pieces stand on a field, never their order. While the players set up, the
 order is the order the pieces arrived: the first piece put down on a field is its bottom. A
 piece taken off again leaves the order; it goes back on top when put down again.
+
+Pieces of different ranks that first show up in the same reading (put down together, or faster
+than one scan apart, or standing there when the station started) have no known order, and a
+guess gets a hidden rank wrong for the rest of the game. Such a field is *unsure*: the station
+asks the players to lift the pieces off it and put them back one at a time (docs/feedback.md).
+That question names only the field, never a piece: the opponent reads the same screen, and a
+piece's name is its rank (``T4``). Lifting a piece off an unsure field settles it too: what
+stays is below what was lifted.
 """
 
 from __future__ import annotations
@@ -20,24 +28,42 @@ START_ROWS = {"T": "1", "C": "5"}  # TIKI sets up on row 1, TAC on row 5
 
 @dataclass
 class StackOrder:
-    """Per cell, the pieces in the order they arrived (bottom first)."""
+    """Per cell, the pieces bottom first, in groups: the pieces that arrived in one reading.
 
-    order: dict[str, list[str]] = field(default_factory=dict)
+    The order inside a group is not known; a group of one name (two ``T2``) needs none.
+    """
+
+    groups: dict[str, list[list[str]]] = field(default_factory=dict)
+
+    @property
+    def order(self) -> dict[str, list[str]]:
+        """Per cell, the pieces bottom first (inside an unsure group: by name, a guess)."""
+        return {cell: [name for group in stack for name in sorted(group)]
+                for cell, stack in self.groups.items()}
+
+    def unsure(self) -> tuple[str, ...]:
+        """The cells whose order is not known: two different pieces arrived at once."""
+        return tuple(cell for cell, stack in sorted(self.groups.items())
+                     if any(len(set(group)) > 1 for group in stack))
 
     def update(self, pieces: Mapping[str, tuple[str, ...]], cells: Iterable[str]) -> None:
         for cell in cells:
             have = Counter(pieces.get(cell, ()))
-            stack = self.order.setdefault(cell, [])
-            for name, extra in (Counter(stack) - have).items():  # taken off: the latest goes
+            stack = self.groups.setdefault(cell, [])
+            on = Counter(name for group in stack for name in group)
+            for name, extra in (on - have).items():  # taken off: from the highest group
                 for _ in range(extra):
-                    del stack[len(stack) - 1 - stack[::-1].index(name)]
-            for name, new in sorted((have - Counter(stack)).items()):
-                stack.extend([name] * new)
+                    next(g for g in reversed(stack) if name in g).remove(name)
+            stack[:] = [group for group in stack if group]
+            arrived = sorted((have - on).elements())
+            if arrived:
+                stack.append(arrived)
 
 
 def tactiki_setup(order: StackOrder, options: JSON) -> tuple[JSON | None, str]:
     """The record of the players' set-up, or None and what is still wrong (for the screen)."""
     setup: dict[str, list[int]] = {}
+    unsure = order.unsure()
     for cell, stack in sorted(order.order.items()):
         if not stack:
             continue
@@ -49,6 +75,8 @@ def tactiki_setup(order: StackOrder, options: JSON) -> tuple[JSON | None, str]:
             return None, f"{cell}: only {'TIKI' if owner == 'T' else 'TAC'} pieces here"
         if len(stack) != 2:
             return None, f"{cell}: two pieces on each start field ({len(stack)} now)"
+        if cell in unsure:
+            return None, f"{cell}: lift the pieces off, put them back one at a time"
         setup[cell] = [int(name[1:]) for name in stack]
     if len(setup) != 10:
         return None, "two pieces on each of the ten start fields"

@@ -443,6 +443,7 @@ class Station:
         order = self.status.reading
         observation = self.follower.tracker.observation(now)
         order.update(observation.pieces, self.follower.cells)
+        self._ask_setup_order(now, order.unsure())
         options = self.session.record.get("options", {})
         record, why = tactiki_setup(order, options)
         if record is None:
@@ -460,6 +461,18 @@ class Station:
         self.status.reading = None
         self.status.message = ""
         self.status.phase = "play"
+
+    def _ask_setup_order(self, now: float, unsure: tuple[str, ...]) -> None:
+        """Ask about the fields whose stack order the sensors did not see (two pieces arrived
+        in one reading): the question (kind ``order``, options: those fields) lights them and
+        asks to lift the pieces off and put them back one at a time. It names fields only:
+        the opponent reads the screen too, and a piece's name (``T4``) is its hidden rank."""
+        asked = self.status.prompt
+        if unsure:
+            if asked is None or asked.kind != "order" or asked.options != unsure:
+                self.status.prompt = Prompt(now, "order", unsure)
+        elif asked is not None and asked.kind == "order":
+            self.status.prompt = None
 
     def blocked(self) -> bool:
         """True while no move may be played: cards to tap, or a set-up being read."""
@@ -551,7 +564,9 @@ class Station:
         guidance = None if status.reading is not None else status.guidance
         prompt_cells: tuple[str, ...] = ()
         if status.prompt is not None:
-            if status.prompt.kind == "takeback" and status.prompt.plies:
+            if status.prompt.kind == "order":  # the set-up's fields of unknown order
+                prompt_cells = status.prompt.options
+            elif status.prompt.kind == "takeback" and status.prompt.plies:
                 history = self.follower.history
                 earlier = history[-status.prompt.plies][0] if len(history) >= \
                     status.prompt.plies else state
