@@ -6,6 +6,10 @@ Run ``python -m pi_app.bench.hardware [--seconds S]``; it prints one JSON object
   snapshots) through ``FrameDecoder`` and ``decode_message``: frames/s and MB/s;
 - ``link_latency_ms``: a frame written into a pty until ``SerialLink`` hands its event to the
   sink (thread, pyserial, decoding, time mapping): p50 / p99 / max;
+- ``snapshot_retry_late_ms``: how late, on the link's reader thread over a pty, an unanswered
+  snapshot request is asked again after ``snapshot_retry`` (the timers run between reads of
+  ``read_timeout``): p50 / max. Tests check the timer exactly on a virtual clock
+  (tests/test_link_timers.py); this is what the thread and the machine add;
 - ``firmware_scan``: the firmware's scan loop under MicroPython's unix port
   (firmware/host_selftest.py bench) for each board, through the real drivers against chip
   emulators (no RF air time: docs/hardware-notes.md's 4-5 ms per cell) and over simulated readers
@@ -17,9 +21,11 @@ Run ``python -m pi_app.bench.hardware [--seconds S]``; it prints one JSON object
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
+import select
 import shutil
 import statistics
 import subprocess
@@ -122,6 +128,38 @@ def link_latency(samples: int) -> dict[str, float]:
             "max": round(latencies[-1], 3)}
 
 
+def snapshot_retry_late(retries: int, interval: float = 0.2) -> dict[str, float | None]:
+    """Milliseconds past ``interval`` between a snapshot request and its unanswered retries."""
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tty.setraw(slave)
+    link = SerialLink(os.ttyname(slave), lambda event: None, heartbeat_timeout=60.0,
+                      snapshot_retry=interval)
+    decoder = FrameDecoder()
+    asked: list[float] = []  # when each CMD_SNAPSHOT came out; HELLO's answer is never sent
+    try:
+        link.start()
+        deadline = time.monotonic() + 5 + retries * interval * 4
+        hello = m.Hello(1, 3, 1, 0, 0, "bench", "bench").encode()
+        while len(asked) <= retries and time.monotonic() < deadline:
+            if not link.up:
+                os.write(master, encode_frame(m.HELLO, 0, hello))
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if not ready:
+                continue
+            now = time.perf_counter()
+            asked += [now for f in decoder.feed(os.read(master, 4096))
+                      if isinstance(f, Frame) and f.type == m.CMD_SNAPSHOT]
+    finally:
+        link.stop()
+        os.close(master)
+        os.close(slave)
+    late = sorted((b - a - interval) * 1000 for a, b in itertools.pairwise(asked))
+    return {"retries": len(late), "interval_s": interval,
+            "p50": round(statistics.median(late), 3) if late else None,
+            "max": round(late[-1], 3) if late else None}
+
+
 def _drain(fd: int) -> None:
     os.set_blocking(fd, False)
     try:
@@ -180,6 +218,7 @@ def main(argv: list[str] | None = None) -> None:
                     "python": platform.python_version(), "cores": os.cpu_count()},
         "link_decode": link_decode(args.seconds),
         "link_latency_ms": link_latency(args.samples),
+        "snapshot_retry_late_ms": snapshot_retry_late(10),
         "firmware_scan": firmware_scan(args.cycles),
         "led_frame_us": led_frames(args.seconds),
     }, indent=2))

@@ -322,7 +322,8 @@ def _check_board(board: str, where: str) -> None:
     """A board id the tournament can use: it is the station's MQTT user name and a topic
     level (:func:`pi_app.net.topics.check_name`), so a wrong one fails at the start, naming
     the key, not later at the broker."""
-    from pi_app.net.topics import TopicError, check_name
+    from pi_app.ids import IdError as TopicError
+    from pi_app.ids import check_id as check_name
 
     try:
         check_name(board, "the board id")

@@ -108,6 +108,12 @@ def open_hardware(config: Config, geometry: Geometry, sink: Callable[[HwEvent], 
     return Hardware(link, leds, display, buttons, sim)
 
 
+#: Starts the station's page and publisher (``pi_app.station_main.start_network``): given the
+#: configuration, the station, its store, its notice line and its first-boot set-up, it returns
+#: the tasks to cancel at the end. Passed in by the layer above, so the referee never imports
+#: the network: the network reads the referee's feed, not the other way round.
+Network = Callable[[Config, Station, EventStore, "Notices", Any], list[Any]]
+
 #: Called after each step with the event, when it arrived (the link thread handed it over),
 #: when the step was done (LEDs written), and what the follower said: for the benchmark.
 StepProbe = Callable[[HwEvent | None, float, float, list[Any]], None]
@@ -116,9 +122,10 @@ StepProbe = Callable[[HwEvent | None, float, float, list[Any]], None]
 async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any = None,
                 on_ready: Callable[[Station, Hardware], None] | None = None,
                 feed: StationFeed | None = None, probe: StepProbe | None = None,
-                setup: Any = None) -> None:
+                setup: Any = None, network: Network | None = None) -> None:
     """Run one station until ``stop`` is set (or SIGTERM/SIGINT). ``setup``: its first-boot
-    set-up (:class:`pi_app.referee.firstboot.FirstBoot`), on the screen and the page."""
+    set-up (:class:`pi_app.referee.firstboot.FirstBoot`), on the screen and the page.
+    ``network``: what starts the page and the MQTT publisher (none without it)."""
     loop = asyncio.get_running_loop()
     stop = stop or asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -140,8 +147,9 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     hardware = open_hardware(config, geometry, sink, sim=sim)
     station = Station(config, store, registry, leds=hardware.leds, display=hardware.display,
                       feed=feed, geometry=geometry)
-    notices = _Notices(station)
-    tasks = _start_network(config, station, store, notices, setup)
+    notices = Notices(station)
+    tasks = (network(config, station, store, notices, setup) if network is not None
+             else _without_network(config, notices))
     if setup is not None:
         setup.attach(station, notices.say)
     try:
@@ -366,7 +374,7 @@ def _watchdog_interval() -> float:
     return int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 else 0.0
 
 
-class _Notices:
+class Notices:
     """The station's one notice line, shared by the page ("page off: port 8080 in use") and
     the MQTT link ("MQTT: wrong password"): each source sets or clears its own part, so the
     page coming up never wipes the broker's complaint. Set on the daemon's loop only (the
@@ -391,45 +399,14 @@ class _Notices:
             station.feed.update(station.snapshot(station.scene(now)))
 
 
-def _start_network(config: Config, station: Station, store: EventStore,
-                   notices: _Notices | None = None, setup: Any = None) -> list[Any]:
-    """The web page and the MQTT publisher, when configured (pi_app.net).
-
-    The page never stops the station: while its port is taken it is off, the screen and the
-    feed say why (the station's notice), and it comes back by itself once the port frees.
-    The publisher's connection news (refused: wrong password, not allowed; connected) is the
-    notice's MQTT part.
-    """
-    notices = notices or _Notices(station)
-    tasks: list[Any] = []
-    if config.web.enabled:
-        try:
-            from pi_app.net import web
-            from pi_app.net.setup_app import setup_routes
-
-            tasks.append(web.start_station_server(
-                station.feed, station.geometry, config,
-                notice=lambda text: notices.say("page", text), store=store,
-                routes=setup_routes(setup)))
-            station.page_url = web.page_address(config)  # the game-over screen's QR code
-        except Exception:
-            notices.parts["page"] = "page off: it could not start (see the log)"
-            notices.page_known.set()
-            log.exception("the station's web page could not start")
-    if config.mqtt.enabled:
-        loop = asyncio.get_running_loop()
-
-        def mqtt_news(text: str) -> None:  # from the publisher's thread
-            with contextlib.suppress(RuntimeError):  # the loop closed while stopping
-                loop.call_soon_threadsafe(notices.say, "mqtt", text)
-
-        try:
-            from pi_app.net import mqtt
-
-            tasks.append(mqtt.start_publisher(station.feed, store, config, on_link=mqtt_news))
-        except Exception:
-            log.exception("the MQTT publisher could not start")
-    return tasks
+def _without_network(config: Config, notices: Notices) -> list[Any]:
+    """No page and no publisher: this station was started without the network layer (a
+    caller that passes no ``network``). Said once, so a configured page is not silently off."""
+    if config.web.enabled or config.mqtt.enabled:
+        log.warning("the station page and MQTT are not started: the station was started "
+                    "without pi_app.net (tikiboard run starts them)")
+    notices.page_known.set()
+    return []
 
 
 #: How long the start-up lines wait for the page's first bind, to say where it is (a bind is
@@ -438,7 +415,7 @@ PAGE_WAIT_S = 2.0
 
 
 def startup_lines(config: Config, station: Station, hardware: Hardware, db: Path,
-                  notices: _Notices) -> list[str]:
+                  notices: Notices) -> list[str]:
     """What the station is doing, said once at start (journalctl, or the terminal of a
     ``tikiboard run`` with the defaults): someone who started it must not have to guess
     whether it reads a real board, where its games are kept, or where its page is."""
@@ -463,7 +440,7 @@ def startup_lines(config: Config, station: Station, hardware: Hardware, db: Path
     ]
 
 
-def _page_words(config: Config, notices: _Notices) -> str:
+def _page_words(config: Config, notices: Notices) -> str:
     where = f"{config.source}" if config.source != "(embedded defaults)" else "the defaults"
     if not config.web.enabled:
         return (f"off ([web] enabled = false in {where}; `tikiboard run --print-config` "
@@ -513,7 +490,7 @@ async def _stop_network(tasks: list[Any]) -> None:
                 log.error("the station page ended with %r", task.exception())
 
 
-def run(config: Config, setup: Any = None) -> int:
+def run(config: Config, setup: Any = None, network: Network | None = None) -> int:
     """The daemon until stopped; with a first-boot ``setup``, through it and on (it restarts
     the station on the file the set-up wrote: :func:`pi_app.referee.firstboot.serve_configured`).
     """
@@ -521,7 +498,7 @@ def run(config: Config, setup: Any = None) -> int:
     if setup is not None:
         from pi_app.referee.firstboot import serve_configured
 
-        asyncio.run(serve_configured(config, setup))
+        asyncio.run(serve_configured(config, setup, network=network))
         return 0
-    asyncio.run(serve(config))
+    asyncio.run(serve(config, network=network))
     return 0
