@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from pi_app.games import get_game
+from pi_app.i18n import LANGUAGE_NAMES
 from pi_app.referee.players import counts_text
 
 _SLOT = re.compile(r"\{\{(\{?)\s*([a-z_]+)\s*\}?\}\}")
@@ -45,67 +47,126 @@ def json_for_script(data: Any) -> str:
             .replace("&", "\\u0026"))
 
 
+def page_words(_: Callable[[str], str]) -> dict[str, str]:
+    """Every word of the station page in one language (``_``: its gettext). The server fills
+    the HTML with them and hands them to the page's script in the initial JSON: the CSP
+    forbids inline script, so the script is one file for every language and only speaks
+    through these words (English is its fallback)."""
+    return {
+        "moves": _("Moves"), "actions": _("Station actions"),
+        "need_pin": _("Need the station's PIN."), "pin": _("PIN"),
+        "undo": _("Undo last move"), "names": _("names, comma separated"),
+        "names_hint": _("Ana, Ben, Caro: as many names as players (empty: Player 1, "
+                        "Player 2...)"),
+        "new_game": _("New game"), "override_hint": _("legal move, e.g. up1 Nani"),
+        "override": _("Override last move"), "this_page": _("This page"),
+        "past_games": _("Past games"), "game": _("Game"), "players": _("Players"),
+        "result": _("Result"), "date": _("Date (UTC)"), "language": _("Language"),
+        "choose": _("Choose: {options}"),
+        "mismatch": _("The board does not match the game: fix it."),
+        "follow_up": _("Finish the move on the board."),
+        "over": _("Game over."), "over_draw": _("Game over: a draw."),
+        "over_won": _("Game over: {names} won."), "and": _("{first} and {second}"),
+        "to_move": _("{name} to move."), "no_game": _("No game yet."),
+        "player": _("Player {number}"),
+        "island": _("Fruit in the supply: {supply} · spoiled: {spoiled}"),
+        "finished": _("finished"), "draw": _("draw"), "won": _("won: {names}"),
+        "record": _("record"), "public_record": _("public record"),
+        "done": _("Done."), "refused": _("Refused ({status})"),
+        "s_playing": _("playing"), "s_waiting": _("waiting"), "s_prompt": _("question"),
+        "s_follow_up": _("finish the move"), "s_setup": _("set-up"), "s_idle": _("idle"),
+        "s_mismatch": _("mismatch"), "s_offline": _("offline"), "s_over": _("game over"),
+        "s_confirmed": _("confirmed"), "s_unknown": _("unknown"), "s_fault": _("fault"),
+    }
+
+
+def say(words: dict[str, str], key: str, **values: Any) -> str:
+    """One of :func:`page_words` with its ``{placeholders}`` filled."""
+    return words[key].format(**values)
+
+
+def language_links(current: str) -> str:
+    """Links to this page in each language, each named in its own (the current one bold)."""
+    out = []
+    for code, name in LANGUAGE_NAMES.items():
+        if code == current:
+            out.append(f'<b lang="{code}">{escape(name)}</b>')
+        else:
+            out.append(f'<a href="?lang={code}" lang="{code}" hreflang="{code}">'
+                       f"{escape(name)}</a>")
+    return " · ".join(out)
+
+
 def items(values: list[str], cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
     return "".join(f"<li{attr}>{escape(str(v))}</li>" for v in values)
 
 
-def person(players: list[Any], index: int) -> str:
+def person(players: list[Any], index: int, words: dict[str, str] | None = None) -> str:
     """Player ``index`` (0-based, as records count) as people call them: the name, or
-    "Player 1" for index 0."""
+    "Player 1" for index 0 (in ``words``' language)."""
     if 0 <= index < len(players) and players[index]:
         return str(players[index])
-    return f"Player {index + 1}"
+    return (words or {}).get("player", "Player {number}").format(number=index + 1)
 
 
-def game_options(games: Any, current: str = "") -> str:
+def game_options(games: Any, current: str = "",
+                 _: Callable[[str], str] = lambda text: text) -> str:
     """The ``<option>`` list of the games a station's board plays, each with its player
     counts (the names field must give that many, or none)."""
     out = []
     for name in games:
         title = get_game(name).title
         chosen = " selected" if name == current else ""
+        counts = _("{count} players").format(count=counts_text(name))
         out.append(f'<option value="{escape(name)}"{chosen}>{escape(title)} '
-                   f'({counts_text(name)} players)</option>')
+                   f'({escape(counts)})</option>')
     return "".join(out)
 
 
-def player_rows(players: list[Any], scores: list[Any], to_move: Any) -> str:
+def player_rows(players: list[Any], scores: list[Any], to_move: Any,
+                words: dict[str, str] | None = None) -> str:
     rows = []
     for i, score in enumerate(scores or [None] * len(players)):
-        name = person(players, i)
+        name = person(players, i, words)
         mark = " ◀" if to_move == i else ""
         rows.append(f"<tr><td>{escape(str(name))}{mark}</td>"
                     f"<td>{'' if score is None else escape(str(score))}</td></tr>")
     return "".join(rows)
 
 
-def result_words(players: list[Any], game: dict[str, Any]) -> str:
+def result_words(players: list[Any], game: dict[str, Any],
+                 words: dict[str, str] | None = None) -> str:
     """A past game's outcome for the list: the winners by name, a draw, or how it ended."""
+    said = words or {}
     result = game.get("result")
     if not isinstance(result, dict):
         return str(game.get("state") or "")
     winners = result.get("winners")
     if not isinstance(winners, list):
-        return "finished"
+        return said.get("finished", "finished")
     if not winners:
-        return "draw"
-    return "won: " + ", ".join(person(players, w) for w in winners if isinstance(w, int))
+        return said.get("draw", "draw")
+    names = ", ".join(person(players, w, words) for w in winners if isinstance(w, int))
+    return said.get("won", "won: {names}").format(names=names)
 
 
-def game_rows(games: list[dict[str, Any]]) -> str:
+def game_rows(games: list[dict[str, Any]], words: dict[str, str] | None = None) -> str:
     """The station's games as table rows, each with its record's download link."""
+    said = words or {}
     rows = []
     for game in games:
         players = list(game.get("players") or [])
         names = ", ".join(str(p) for p in players)
         link = f"/games/{int(game['id'])}/record.json"
-        label = "public record" if game.get("state") == "in play" else "record"
+        label = said.get("public_record", "public record") if game.get("state") == "in play" \
+            else said.get("record", "record")
+        outcome = result_words(players, game, words)
         rows.append(f"<tr><td>{int(game['id'])}</td><td>{escape(str(game.get('game')))}</td>"
-                    f"<td>{escape(names)}</td><td>{escape(result_words(players, game))}</td>"
+                    f"<td>{escape(names)}</td><td>{escape(outcome)}</td>"
                     f"<td>{escape(str(game.get('date')))}</td>"
                     f"<td>{escape(str(game.get('moves')))}</td>"
-                    f'<td><a href="{link}" download>{label}</a></td></tr>')
+                    f'<td><a href="{link}" download>{escape(label)}</a></td></tr>')
     return "".join(rows)
 
 
@@ -148,12 +209,13 @@ svg .ghost{animation:ghost 1.6s ease-in-out infinite alternate}
 """
 
 STATION_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{{lang}}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{board}} · tikiboard</title><link rel="stylesheet" href="/static/site.css"></head>
 <body><header><h1 id="board">{{board}}</h1>
-<span id="status" class="badge s-{{status}}">{{status}}</span>
-<span id="title">{{title}}</span></header>
+<span id="status" class="badge s-{{status}}">{{status_words}}</span>
+<span id="title">{{title}}</span>
+<nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav></header>
 <main>
 <section class="picture" id="picture">{{{svg}}}</section>
 <section>
@@ -161,26 +223,27 @@ STATION_HTML = """<!doctype html>
 <p id="waiting">{{waiting}}</p>
 <p id="island">{{island}}</p>
 <ul id="guidance">{{{guidance}}}</ul>
-<h2>Moves</h2><ol id="moves" class="moves">{{{moves}}}</ol>
+<h2>{{w_moves}}</h2><ol id="moves" class="moves">{{{moves}}}</ol>
 </section>
-<section id="actions"><h2>Station actions</h2>
-<p class="muted">Need the station's PIN.</p>
-<form id="act-form"><label>PIN <input id="pin" type="password" autocomplete="off"
+<section id="actions"><h2>{{w_actions}}</h2>
+<p class="muted">{{w_need_pin}}</p>
+<form id="act-form"><label>{{w_pin}} <input id="pin" type="password" autocomplete="off"
  inputmode="numeric"></label></form>
-<form id="undo-form"><button type="submit" id="undo">Undo last move</button></form>
+<form id="undo-form"><button type="submit" id="undo">{{w_undo}}</button></form>
 <form id="new-form"><select id="new-game">{{{game_options}}}</select>
-<input id="new-players" placeholder="names, comma separated" size="28"
- title="Ana, Ben, Caro: as many names as players (empty: Player 1, Player 2...)">
-<button type="submit" id="new">New game</button></form>
-<form id="override-form"><input id="override-text" placeholder="legal move, e.g. up1 Nani">
-<button type="submit" id="override">Override last move</button></form>
+<input id="new-players" placeholder="{{w_names}}" size="28"
+ title="{{w_names_hint}}">
+<button type="submit" id="new">{{w_new_game}}</button></form>
+<form id="override-form"><input id="override-text" placeholder="{{w_override_hint}}">
+<button type="submit" id="override">{{w_override}}</button></form>
 <p id="result" role="status"></p>
 </section>
-<section id="address"><h2>This page</h2><figure>{{{qr}}}
+<section id="address"><h2>{{w_this_page}}</h2><figure>{{{qr}}}
 <figcaption id="address-text">{{address}}</figcaption></figure></section>
-<section id="past"><h2>Past games</h2><div class="scroll"><table id="games-table">
-<thead><tr><th>#</th><th>Game</th><th>Players</th><th>Result</th><th>Date (UTC)</th>
-<th>Moves</th><th></th></tr></thead><tbody id="games">{{{games}}}</tbody></table></div>
+<section id="past"><h2>{{w_past_games}}</h2><div class="scroll"><table id="games-table">
+<thead><tr><th>#</th><th>{{w_game}}</th><th>{{w_players}}</th><th>{{w_result}}</th>
+<th>{{w_date}}</th><th>{{w_moves}}</th><th></th></tr></thead>
+<tbody id="games">{{{games}}}</tbody></table></div>
 </section></main>
 <script type="application/json" id="initial">{{{initial}}}</script>
 <script src="/static/station.js"></script></body></html>
@@ -188,6 +251,16 @@ STATION_HTML = """<!doctype html>
 
 COMMON_JS = r"""
 "use strict";
+// The page's words in the viewer's language (the station page's initial JSON carries them,
+// pages.page_words); English where a page sends none.
+let W = {};
+function say(key, english, values) {
+  let text = W[key] || english;
+  for (const [name, value] of Object.entries(values || {})) {
+    text = text.split("{" + name + "}").join(String(value));
+  }
+  return text;
+}
 function el(tag, text, cls) {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) node.textContent = String(text);
@@ -213,12 +286,12 @@ function playerRows(players, scores, toMove) {
 }
 function person(players, i) {
   // Records count players from 0; people from 1.
-  return (players && players[i]) ? players[i] : "Player " + (i + 1);
+  return (players && players[i]) ? players[i] : say("player", "Player {number}", {number: i + 1});
 }
 function setBadge(id, status) {
   const badge = document.getElementById(id);
   if (!badge) return;
-  badge.textContent = status;
+  badge.textContent = say("s_" + status, status);
   badge.className = "badge s-" + String(status).replace(/[^a-z_]/g, "");
 }
 function setSvg(id, svg) {
@@ -238,35 +311,39 @@ function stream(url, handlers) {
 STATION_JS = COMMON_JS + r"""
 function waiting(s) {
   if (s.status === "prompt" && s.prompt) {
-    return "Choose: " + (s.prompt.options || []).join(" / ");
+    return say("choose", "Choose: {options}", {options: (s.prompt.options || []).join(" / ")});
   }
-  if (s.status === "mismatch") return "The board does not match the game: fix it.";
-  if (s.status === "follow_up") return "Finish the move on the board.";
+  if (s.status === "mismatch") return say("mismatch", "The board does not match the game: fix it.");
+  if (s.status === "follow_up") return say("follow_up", "Finish the move on the board.");
   if (s.status === "over") {
-    if (!Array.isArray(s.winners)) return "Game over.";
-    if (!s.winners.length) return "Game over: a draw.";
-    return "Game over: " + s.winners.map((w) => person(s.players, w)).join(" and ") + " won.";
+    if (!Array.isArray(s.winners)) return say("over", "Game over.");
+    if (!s.winners.length) return say("over_draw", "Game over: a draw.");
+    const names = s.winners.map((w) => person(s.players, w))
+      .reduce((a, b) => say("and", "{first} and {second}", {first: a, second: b}));
+    return say("over_won", "Game over: {names} won.", {names: names});
   }
-  if (s.status === "idle" || !s.game) return "No game yet.";
+  if (s.status === "idle" || !s.game) return say("no_game", "No game yet.");
   if (s.to_move !== null && s.to_move !== undefined) {
-    return person(s.players, s.to_move) + " to move.";
+    return say("to_move", "{name} to move.", {name: person(s.players, s.to_move)});
   }
   return "";
 }
 function islandText(s) {
   const i = s.island;
-  return i ? "Fruit in the supply: " + i.supply + " \u00b7 spoiled: " + i.spoiled : "";
+  return i ? say("island", "Fruit in the supply: {supply} \u00b7 spoiled: {spoiled}",
+                 {supply: i.supply, spoiled: i.spoiled}) : "";
 }
 function resultWords(g) {
   const r = g.result;
   if (!r || typeof r !== "object") return g.state || "";
-  if (!Array.isArray(r.winners)) return "finished";
-  if (!r.winners.length) return "draw";
-  return "won: " + r.winners.map((w) => person(g.players, w)).join(", ");
+  if (!Array.isArray(r.winners)) return say("finished", "finished");
+  if (!r.winners.length) return say("draw", "draw");
+  return say("won", "won: {names}", {names: r.winners.map((w) => person(g.players, w)).join(", ")});
 }
 function gameRow(g) {
   const tr = el("tr");
-  const link = el("a", g.state === "in play" ? "public record" : "record");
+  const link = el("a", g.state === "in play" ? say("public_record", "public record")
+                                             : say("record", "record"));
   link.href = "/games/" + Number(g.id) + "/record.json";
   link.setAttribute("download", "");
   const cell = el("td");
@@ -317,7 +394,8 @@ async function act(name, args) {
   });
   let body = {};
   try { body = await response.json(); } catch (e) { body = {}; }
-  out.textContent = response.ok ? "Done." : (body.error || ("Refused (" + response.status + ")"));
+  out.textContent = response.ok ? say("done", "Done.")
+    : (body.error || say("refused", "Refused ({status})", {status: response.status}));
   return response.status;
 }
 function on(id, handler) {
@@ -330,7 +408,9 @@ on("new-form", () => act("new_game", {
     .filter((p) => p)}));
 on("override-form", () => act("override", {text: document.getElementById("override-text").value}));
 on("act-form", () => {});
-show(JSON.parse(document.getElementById("initial").textContent));
+const initial = JSON.parse(document.getElementById("initial").textContent);
+W = initial.words || {};
+show(initial);
 // A station holds only so many live streams (503 past its cap) and ends them when it stops.
 // EventSource retries a dropped stream by itself but gives up for good on a refused one, so
 // then the page fetches the state and tries again, waiting 5 s doubling to a minute, spread

@@ -66,6 +66,7 @@ from starlette.routing import BaseRoute, Route
 from pi_app.board.geometry import Geometry
 from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
+from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.archive import GameArchive
 from pi_app.net.auth import Brake, same
@@ -149,12 +150,13 @@ def station_view_of(snapshot: JSON, geometry: Geometry | None = None) -> JSON:
                              values=island.get("villages"))}
 
 
-def island_text(snapshot: JSON) -> str:
+def island_text(snapshot: JSON, words: dict[str, str] | None = None) -> str:
     """Manami's fruit supply, in words (the village values are on the picture's tiles)."""
     island = snapshot.get("island")
     if not isinstance(island, dict):
         return ""
-    return f"Fruit in the supply: {island.get('supply')} · spoiled: {island.get('spoiled')}"
+    said = words or pages.page_words(translator("en").gettext)
+    return pages.say(said, "island", supply=island.get("supply"), spoiled=island.get("spoiled"))
 
 
 def qr_svg(url: str) -> str:
@@ -163,27 +165,35 @@ def qr_svg(url: str) -> str:
                                title=f"QR code: {url}"))
 
 
-def waiting_text(snapshot: JSON) -> str:
+def waiting_text(snapshot: JSON, words: dict[str, str] | None = None) -> str:
+    """What the page says the table waits for, in ``words``' language (default English); the
+    page's script says the same from the same words (pages.STATION_JS ``waiting``)."""
+    said = words or pages.page_words(translator("en").gettext)
     status = snapshot.get("status")
     prompt = snapshot.get("prompt")
     if status == "prompt" and isinstance(prompt, dict):
-        return "Choose: " + " / ".join(str(o) for o in prompt.get("options", []))
+        options = " / ".join(str(o) for o in prompt.get("options", []))
+        return pages.say(said, "choose", options=options)
     if status == "mismatch":
-        return "The board does not match the game: fix it."
+        return said["mismatch"]
     if status == "follow_up":
-        return "Finish the move on the board."
+        return said["follow_up"]
     players = list(snapshot.get("players") or [])
     if status == "over":
         winners = snapshot.get("winners")
         if not isinstance(winners, list):
-            return "Game over."
+            return said["over"]
         if not winners:
-            return "Game over: a draw."
-        return "Game over: " + " and ".join(pages.person(players, w) for w in winners) + " won."
+            return said["over_draw"]
+        names = [pages.person(players, w, said) for w in winners]
+        joined = names[0]
+        for name in names[1:]:
+            joined = pages.say(said, "and", first=joined, second=name)
+        return pages.say(said, "over_won", names=joined)
     to_move = snapshot.get("to_move")
     if isinstance(to_move, int):
-        return f"{pages.person(players, to_move)} to move."
-    return "No game yet."
+        return pages.say(said, "to_move", name=pages.person(players, to_move, said))
+    return said["no_game"]
 
 
 class BadAction(ValueError):
@@ -272,8 +282,12 @@ class HeldStream(StreamingResponse):
 def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | None = None,
                        geometry: Geometry | None = None, streams: StreamCap | None = None,
                        max_body: int = DEFAULT_MAX_BODY, archive: GameArchive | None = None,
-                       address: str = "", routes: Sequence[BaseRoute] = ()) -> Starlette:
+                       address: str = "", routes: Sequence[BaseRoute] = (),
+                       language: str = "en") -> Starlette:
     """The station's page over ``feed``; actions need ``token`` (the station's PIN).
+
+    ``language``: the station's (``[station] language``), the page's language unless the
+    viewer asks for another (``?lang=``, then the browser's ``Accept-Language``).
 
     ``geometry``: the station's own board file, for the picture (default: the shipped one).
     ``streams``: how many live streams a client and all clients may hold (default
@@ -308,21 +322,32 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
             log.warning("the page cannot list past games: %s", exc)
             return []
 
-    async def index(_request: Request) -> Response:
+    async def index(request: Request) -> Response:
+        lang = choose(request.headers.get("accept-language"),
+                      request.query_params.get("lang"), language)
+        gettext = translator(lang).gettext
+        words = pages.page_words(gettext)
         view = station_view(feed.snapshot)
         snap = view["snapshot"]
         games = await past_games()
-        options = pages.game_options(feed.games or GAME_NAMES, str(snap.get("game") or ""))
+        options = pages.game_options(feed.games or GAME_NAMES, str(snap.get("game") or ""),
+                                     gettext)
+        status = str(snap.get("status", "idle"))
         html = pages.render(
-            pages.STATION_HTML, board=feed.board, status=snap.get("status", "idle"),
+            pages.STATION_HTML, lang=lang, board=feed.board, status=status,
+            status_words=words.get(f"s_{status}", status), languages=pages.language_links(lang),
             title=snap.get("title", ""), svg=view["svg"],
             players=pages.player_rows(list(snap.get("players") or []),
-                                      list(snap.get("scores") or []), snap.get("to_move")),
-            waiting=waiting_text(snap), guidance=pages.items(list(snap.get("guidance") or [])),
+                                      list(snap.get("scores") or []), snap.get("to_move"),
+                                      words),
+            waiting=waiting_text(snap, words),
+            guidance=pages.items(list(snap.get("guidance") or [])),
             moves=pages.items(list(snap.get("moves") or [])), game_options=options,
-            island=island_text(snap), games=pages.game_rows(games), qr=qr, address=address,
-            initial=pages.json_for_script(view))
-        return HTMLResponse(html)
+            island=island_text(snap, words), games=pages.game_rows(games, words), qr=qr,
+            address=address, initial=pages.json_for_script({**view, "words": words}),
+            **{f"w_{key}": value for key, value in words.items()})
+        # The same address answers in the viewer's language: caches must keep them apart.
+        return HTMLResponse(html, headers={"vary": "Accept-Language"})
 
     async def state(_request: Request) -> Response:
         return JSONResponse(station_view(feed.snapshot))
@@ -578,7 +603,8 @@ def start_station_server(feed: StationFeed, geometry: Geometry | None,
     archive = None if store is None or str(store.path) == ":memory:" \
         else GameArchive(store.path)
     app = create_station_app(feed, token=config.web.token or None, geometry=geometry,
-                             archive=archive, address=page_address(config), routes=routes)
+                             archive=archive, address=page_address(config), routes=routes,
+                             language=config.station.language)
     return asyncio.get_running_loop().create_task(
         run_page(app, config.web.host, config.web.port, notice=notice, retry=retry),
         name="station-web")
