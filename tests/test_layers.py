@@ -25,6 +25,10 @@ FORBIDDEN = {
     "pi_app.board": ["pi_app.hw", "pi_app.net", "pi_app.referee", "pi_app.sim"],
     "pi_app.hw": ["pi_app.board", "pi_app.games", "pi_app.referee", "pi_app.net"],
     "pi_app.referee": ["pi_app.sim", "pi_app.net", "pi_app.tools", "pi_app.station_main"],
+    "pi_app.records": ["pi_app.board", "pi_app.hw", "pi_app.referee", "pi_app.net"],
+    "pi_app.bots": ["pi_app.board", "pi_app.hw", "pi_app.referee", "pi_app.net"],
+    "pi_app.sim": ["pi_app.referee", "pi_app.net"],
+    "pi_app.net": ["pi_app.hw", "pi_app.sim", "pi_app.station_main"],
     "tikifw": ["pi_app"],
 }
 
