@@ -29,6 +29,7 @@ from pi_app.i18n import translator
 from pi_app.readings import HwEvent
 from pi_app.referee import feedback as fb
 from pi_app.referee import sdnotify
+from pi_app.referee.address import lan_address
 from pi_app.referee.config import Config
 from pi_app.referee.feed import StationFeed
 from pi_app.referee.station import Station
@@ -458,13 +459,7 @@ def _people_address(host: str, port: int) -> str:
     LAN address (the one its default route leaves from; no packet is sent to find it)."""
     if host not in ("", "0.0.0.0", "::"):
         return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    import socket
-
-    lan = "127.0.0.1"
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the route, sends nothing
-        lan = s.getsockname()[0]
-    return f"{lan}:{port} (all addresses)"
+    return f"{lan_address() or '127.0.0.1'}:{port} (all addresses)"
 
 
 def _mqtt_words(config: Config) -> str:
