@@ -122,7 +122,7 @@ def form(**fields: str) -> tuple[str, dict[str, str]]:
 
 GOOD = {"board": "Table-7", "game": "manami", "players": "Ana, Ben", "count": "",
         "pin": NEW_PIN, "ssid": SSID, "passphrase": PASSPHRASE, "mqtt_host": "",
-        "mqtt_port": ""}
+        "mqtt_port": "", "language": "it"}
 
 
 def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
@@ -209,7 +209,7 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     config = load_config(path)
     assert config.station.configured and config.station.board == "Table-7"
-    assert config.station.game == "manami"
+    assert config.station.game == "manami" and config.station.language == "it"
     assert config.station.players == ("Ana", "Ben")
     assert config.web.token == NEW_PIN and config.web.port > 0
     assert config.web.host == "127.0.0.1" and not config.mqtt.enabled

@@ -265,3 +265,25 @@ def test_the_configured_language_reaches_the_station_screen(tmp_path: Path) -> N
     assert scene.language == "it"
     english = fb.screen(replace(scene, language="en"))
     assert fb.screen(scene).tobytes() != english.tobytes()
+
+
+def test_the_first_boot_set_up_chooses_the_language(tmp_path: Path) -> None:
+    from pi_app.net.setup_pages import form_page
+    from pi_app.referee.config import load_config
+    from pi_app.referee.firstboot import SetupError, load_for_run
+
+    config, setup = load_for_run(tmp_path / "t.toml", first_boot=True)
+    assert setup is not None
+    answers = {"board": "Table-7", "game": setup.games[0], "pin": "246810", "count": "2"}
+    page = form_page({**setup.defaults(), "language": "it"}, setup.games)
+    assert '<option value="it" lang="it" selected>Italiano</option>' in page
+    assert '<option value="fr" lang="fr">Français</option>' in page
+    text, written = setup.answers_to_toml({**answers, "language": "fr"})
+    assert written.station.language == "fr"
+    setup.write(text)
+    assert load_config(setup.path).station.language == "fr"
+    _, kept = setup.answers_to_toml(answers)  # not asked: the station's own stays
+    assert kept.station.language == config.station.language
+    with pytest.raises(SetupError) as refused:
+        setup.answers_to_toml({**answers, "language": "de"})
+    assert refused.value.field == "language"

@@ -71,8 +71,8 @@ def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list
                 "Set up", "The form could not be read: send it from the set-up page.",
                 link="/setup"), status_code=400)
         refill = {**setup.defaults(), **{k: v for k, v in answers.items()
-                                         if k in ("board", "game", "players", "count",
-                                                  "mqtt_host", "mqtt_port")}}
+                                         if k in ("board", "game", "language", "players",
+                                                  "count", "mqtt_host", "mqtt_port")}}
         if not setup.check_code(answers.get("code", "")):
             return HTMLResponse(setup_pages.form_page(
                 refill, setup.games, field="code",

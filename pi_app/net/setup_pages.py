@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from pi_app.games import get_game
+from pi_app.i18n import LANGUAGE_NAMES
 from pi_app.net import pages
 
 FORM_HTML = """<!doctype html>
@@ -25,6 +26,8 @@ FORM_HTML = """<!doctype html>
 <p><label>Table name (letters, digits, <code>_ . -</code>)
 <input name="board" id="board" value="{{board}}" required maxlength="64"></label></p>
 <p><label>Game <select name="game" id="game">{{{games}}}</select></label></p>
+<p><label>Language of the screen and the page
+<select name="language" id="language">{{{languages}}}</select></label></p>
 <p><label>Players' names, separated by commas (optional)
 <input name="players" id="players" value="{{players}}" maxlength="200"></label></p>
 <p><label>Number of players (when no names are given)
@@ -61,9 +64,14 @@ def form_page(values: dict[str, str], games: tuple[str, ...], *, error: str = ""
     options = "".join(
         f'<option value="{escape(g)}"{" selected" if g == chosen else ""}>'
         f"{escape(get_game(g).title)}</option>" for g in games)
+    spoken = values.get("language", "")
+    languages = "".join(
+        f'<option value="{code}" lang="{code}"{" selected" if code == spoken else ""}>'
+        f"{escape(name)}</option>" for code, name in LANGUAGE_NAMES.items())
     shown = (f'<p class="error" id="error" data-field="{escape(field)}">{escape(error)}</p>'
              if error else "")
-    return pages.render(FORM_HTML, error=shown, games=options, board=values.get("board", ""),
+    return pages.render(FORM_HTML, error=shown, games=options, languages=languages,
+                        board=values.get("board", ""),
                         players=values.get("players", ""), count=values.get("count", ""),
                         mqtt_host=values.get("mqtt_host", ""),
                         mqtt_port=values.get("mqtt_port", ""))

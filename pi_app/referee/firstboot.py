@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games import GAME_NAMES, get_game
+from pi_app.i18n import LANGUAGE_NAMES, LANGUAGES
 from pi_app.referee.config import Config, ConfigError, load_config, parse_config
 
 log = logging.getLogger(__name__)
@@ -60,10 +61,12 @@ RESTART_DELAY_S = 0.3
 
 #: The form's fields and the configuration keys they fill (the loader's messages name keys).
 FIELD_KEYS = {"board": "station.board", "game": "station.game", "players": "station.players",
+              "language": "station.language",
               "pin": "web.token", "mqtt_host": "mqtt.host", "mqtt_port": "mqtt.port",
               "mqtt_password": "mqtt.password"}
 #: What people call each field (the page's labels).
 FIELD_LABELS = {"code": "Set-up code", "board": "Table name", "game": "Game",
+                "language": "Language",
                 "players": "Players", "count": "Number of players", "pin": "PIN",
                 "ssid": "Wi-Fi network", "passphrase": "Wi-Fi password",
                 "mqtt_host": "Broker", "mqtt_port": "Broker port",
@@ -183,7 +186,7 @@ class FirstBoot:
     def defaults(self) -> dict[str, str]:
         """The form's starting values: the current configuration's (never a PIN or password)."""
         station, mqtt = self.config.station, self.config.mqtt
-        return {"board": station.board, "game": station.game,
+        return {"board": station.board, "game": station.game, "language": station.language,
                 "players": ", ".join(station.player_names),
                 "count": str(station.player_count),
                 "mqtt_host": mqtt.host if mqtt.enabled else "",
@@ -205,6 +208,10 @@ class FirstBoot:
         if game not in self.games:
             raise SetupError("game", "Game: this board plays "
                              + " or ".join(get_game(g).title for g in self.games))
+        language = form.get("language", "").strip() or self.config.station.language
+        if language not in LANGUAGES:
+            raise SetupError("language", "Language: one of "
+                             + ", ".join(LANGUAGE_NAMES[code] for code in LANGUAGES))
         pin = form.get("pin", "")
         if not pin:
             raise SetupError("pin", "PIN: needed, for the page's actions (undo, new game)")
@@ -212,6 +219,7 @@ class FirstBoot:
         station["configured"] = True
         station["board"] = form.get("board", "").strip()
         station["game"] = game
+        station["language"] = language
         station["players"] = _players(form, game)
         web = _table(doc, "web")
         web["enabled"] = True
