@@ -39,11 +39,12 @@ def _print_replay(result: Replay, names: Sequence[str] = ()) -> None:
     people = names_or_numbers(names, len(scores))
     print(game.describe(state))
     print("scores: " + ", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores)))
-    winners = game.winners(state)
+    winners = result.winners()
     if winners is not None:
         print("result: " + (" and ".join(people[w] for w in winners if w < len(people))
-                            + " won" if winners else "a draw"))
-    elif not game.is_over(state):
+                            + " won" if winners else "a draw"
+                            + (" agreed by the players" if result.draw_agreed else "")))
+    elif not result.finished:
         print("the game goes on")
     if result.error is not None:
         where = ", ".join(f"{k} {v}" for k, v in result.error.where.items())

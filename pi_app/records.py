@@ -37,21 +37,34 @@ class Replay:
     state: Any
     error: ReplayError | None
     moves_applied: int
+    draw_agreed: bool = False
+    """The players agreed a draw after the record's last move (``"draw_agreed": true``)."""
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def finished(self) -> bool:
+        """Over by the rules, or ended by the players' agreed draw."""
+        return bool(self.game.is_over(self.state)) or self.draw_agreed
+
+    def winners(self) -> list[int] | None:
+        """The winners; ``[]`` for a draw the players agreed (nobody won); None while on."""
+        winners = self.game.winners(self.state)
+        if winners is None and self.draw_agreed:
+            return []
+        return None if winners is None else list(winners)
+
     def to_json(self) -> JSON:
         """The object ``tikiboard replay --json`` prints (``docs/records.md``)."""
         game, state = self.game, self.state
-        winners = game.winners(state)
         return {
             "ok": self.ok,
             "error": None if self.error is None else self.error.to_json(),
-            "finished": game.is_over(state),
+            "finished": self.finished,
             "scores": list(game.scores(state)),
-            "winner": None if winners is None else list(winners),
+            "winner": self.winners(),
             "state": game.state_to_json(state),
         }
 
@@ -84,6 +97,9 @@ def parse_record(text: str) -> JSON:
 def replay(record: JSON) -> Replay:
     """Apply every move of ``record``; raises :class:`RecordError` when it is malformed."""
     game = get_game(record["game"])
+    agreed = record.get("draw_agreed", False)
+    if type(agreed) is not bool:
+        raise RecordError("'draw_agreed' must be true or false")
     segments = game.record_segments(record)
     state: Any = None
     applied = 0
@@ -107,7 +123,8 @@ def replay(record: JSON) -> Replay:
             applied += 1
     if state is None:
         raise RecordError("the record has nothing to play")
-    return Replay(game, state, None, applied)
+    # An agreed draw ends a game still on; one the rules ended already keeps its result.
+    return Replay(game, state, None, applied, agreed and not game.is_over(state))
 
 
 # -- building records from a station's events -----------------------------------------------------
@@ -126,7 +143,8 @@ def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
 
     ``move`` appends, ``revise`` replaces the last move, ``takeback`` removes moves (never past
     the start of a Topple round), ``deal`` starts a Topple round, ``cards`` sets the current
-    Topple round's Secret Tiki cards; other kinds are ignored.
+    Topple round's Secret Tiki cards, a ``result`` marked ``draw_agreed`` sets the record's
+    ``draw_agreed``; other kinds are ignored.
     """
     record: JSON = json.loads(json.dumps(setup))
     for kind, data in events:
@@ -144,4 +162,6 @@ def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
         elif kind == "cards" and "cards" in data:  # the cards the players really drew
             # (absent from the public form of the event, pi_app.net.redact)
             record["rounds"][-1]["cards"] = [list(c) for c in data["cards"]]
+        elif kind == "result" and data.get("draw_agreed") is True:
+            record["draw_agreed"] = True
     return record

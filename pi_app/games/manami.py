@@ -142,6 +142,17 @@ class Options(NamedTuple):
     fruit: int = 7
     shaman: bool = False
     quiet_limit: int | None = DEFAULT_QUIET_LIMIT
+    shaman_off_board: bool = False
+    """R19: the shaman starts off the board and first enters when a 0-village is influenced."""
+
+    def to_json(self) -> JSON:
+        """The options as records and states write them; ``shaman_off_board`` only when on,
+        so the records and states of games without it read exactly as before it existed."""
+        out: JSON = {"tokens": self.tokens, "fruit": self.fruit, "shaman": self.shaman,
+                     "quiet_limit": self.quiet_limit}
+        if self.shaman_off_board:
+            out["shaman_off_board"] = True
+        return out
 
 
 class ManamiState(NamedTuple):
@@ -202,7 +213,7 @@ def _edge_text(edge: int, sep: str = "/") -> str:
 
 # -- reading records and JSON --------------------------------------------------------------------
 
-_OPTION_KEYS = ("tokens", "fruit", "shaman", "quiet_limit", "tiles")
+_OPTION_KEYS = ("tokens", "fruit", "shaman", "quiet_limit", "tiles", "shaman_off_board")
 
 
 def _int_in(value: Any, low: int, high: int, what: str) -> int:
@@ -220,13 +231,19 @@ def _read_options(raw: Mapping[str, Any]) -> tuple[Options, tuple[int, ...] | No
     shaman = raw.get("shaman", False)
     if type(shaman) is not bool:
         raise RecordError(f"option 'shaman' must be true or false, not {shaman!r}")
+    off_board = raw.get("shaman_off_board", False)
+    if type(off_board) is not bool:
+        raise RecordError(f"option 'shaman_off_board' must be true or false, not {off_board!r}")
+    if off_board and not shaman:
+        raise RecordError("option 'shaman_off_board' is a form of the shaman variant: it needs "
+                          "'shaman': true")
     limit = raw.get("quiet_limit", DEFAULT_QUIET_LIMIT)
     if limit is not None:
         limit = _int_in(limit, 1, 100_000, "option 'quiet_limit'")
     default = Options()
     options = Options(tokens=_int_in(raw.get("tokens", default.tokens), 1, 99, "option 'tokens'"),
                       fruit=_int_in(raw.get("fruit", default.fruit), 1, 99, "option 'fruit'"),
-                      shaman=shaman, quiet_limit=limit)
+                      shaman=shaman, quiet_limit=limit, shaman_off_board=off_board)
     tiles = raw.get("tiles")
     if tiles is None:
         return options, None
@@ -335,7 +352,10 @@ class Manami(Game[ManamiState, Move]):
             return [Move(RESOLVE, (a, b)), Move(RESOLVE, (b, a))]
         if state.deciders:
             edges = [m for i, m in enumerate(SHAMAN_MOVES) if i != state.shaman]
-            return [*edges, STAY_MOVE] if state.shaman >= 0 else edges
+            # R15, R19: leaving it (on its edge, or off the board) is a choice, except at the
+            # set-up placement of R14
+            stay = state.shaman >= 0 or state.options.shaman_off_board
+            return [*edges, STAY_MOVE] if stay else edges
         me, shaman = state.turn, state.shaman
         can_place = state.reserve[me] > 0
         moves: list[Move] = []
@@ -361,7 +381,7 @@ class Manami(Game[ManamiState, Move]):
             return self._resolve(state, cells)
         if state.deciders:
             if kind != SHAMAN:
-                if state.shaman < 0:
+                if state.shaman < 0 and not state.options.shaman_off_board:
                     raise IllegalMove("First place the shaman between two neighbouring "
                                       "villages: shaman X/Y")
                 raise IllegalMove("First decide about the shaman (a 0-village was influenced): "
@@ -444,7 +464,7 @@ class Manami(Game[ManamiState, Move]):
 
     def _move_shaman(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
         if not cells:
-            if state.shaman < 0:
+            if state.shaman < 0 and not state.options.shaman_off_board:
                 raise IllegalMove("The shaman is not on the board yet: place it with shaman X/Y")
             edge = state.shaman
         else:
@@ -473,7 +493,7 @@ class Manami(Game[ManamiState, Move]):
         quiet, over = _quiet_count(state, False)
         opts = state.options
         deciders: tuple[int, ...] = ()
-        if opts.shaman and state.shaman < 0 and not over:  # R14: the set-up placement
+        if opts.shaman and state.shaman < 0 and not over and not opts.shaman_off_board:  # R14
             deciders = (1 - state.turn,)
         # Built positionally, in field order: this is the commonest path of play, and keywords
         # or _replace make building a state about three times slower (0.8 against 0.26 us).
@@ -590,8 +610,7 @@ class Manami(Game[ManamiState, Move]):
             "tie_break": state.tie_break,
             "quiet": state.quiet,
             "over": state.over,
-            "options": {"tokens": opts.tokens, "fruit": opts.fruit, "shaman": opts.shaman,
-                        "quiet_limit": opts.quiet_limit},
+            "options": opts.to_json(),
         }
 
     def state_from_json(self, data: JSON) -> ManamiState:
@@ -605,7 +624,8 @@ class Manami(Game[ManamiState, Move]):
                 raise RecordError(f"a manami state lacks {key!r} (it needs {raw_keys})")
         raw_options = data["options"]
         if not isinstance(raw_options, dict) or "tiles" in raw_options:
-            raise RecordError("'options' must be an object of tokens, fruit, shaman, quiet_limit")
+            raise RecordError("'options' must be an object of tokens, fruit, shaman, "
+                              "quiet_limit (and shaman_off_board)")
         opts, _ = _read_options(raw_options)
         values = tuple(_tile_value(v, f"village {n}")
                        for n, v in zip(NAMES, _by_village(data["villages"], "villages"),
@@ -732,7 +752,8 @@ class Manami(Game[ManamiState, Move]):
                         if state.tie_break else ""))
         lines.append(f"Reserve: Player 1 {state.reserve[0]}, Player 2 {state.reserve[1]}")
         if state.options.shaman:
-            lines.append("Shaman: " + ("not placed yet" if state.shaman < 0
+            off = "off the board" if state.options.shaman_off_board else "not placed yet"
+            lines.append("Shaman: " + (off if state.shaman < 0
                                        else "between " + _edge_text(state.shaman, " and ")))
         winners = self.winners(state)
         if winners is not None:
@@ -743,7 +764,8 @@ class Manami(Game[ManamiState, Move]):
             if state.pending:
                 hint = " or ".join(self.move_text(state, m) for m in self.legal_moves(state))
             elif state.deciders:
-                hint = ("shaman X/Y or shaman stay" if state.shaman >= 0
+                hint = ("shaman X/Y or shaman stay"
+                        if state.shaman >= 0 or state.options.shaman_off_board
                         else "place the shaman: shaman X/Y")
             mover = self.to_move(state)
             who = "nobody" if mover is None else f"Player {mover + 1}"
@@ -757,8 +779,7 @@ class Manami(Game[ManamiState, Move]):
             raise IllegalMove("a set-up record starts from an opening position")
         opts = state.options
         return {"game": self.name,
-                "options": {"tokens": opts.tokens, "fruit": opts.fruit, "shaman": opts.shaman,
-                            "quiet_limit": opts.quiet_limit},
+                "options": opts.to_json(),
                 "villages": dict(zip(NAMES, state.values, strict=True)),
                 "first": state.turn, "moves": []}
 

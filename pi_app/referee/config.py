@@ -42,6 +42,10 @@ topple_cards = "tap"         # Tiki Topple: "tap" = players draw Secret Tiki car
                              # on the card pad before each round; "deal" = the station deals
 tactiki_setup = "players"    # TacTiki: "players" = the players stack their own pieces and the
                              # station reads them (bottom = put down first); "deal" = random
+options = {}                 # the rule options of a new game (seeds/*.md, Options), e.g.
+                             # {shaman = true} or {rounds = 8}; at the table the limits the
+                             # rulebooks lack are off unless named here ({quiet_turns = 30},
+                             # {quiet_limit = 200}); MENU at game over and the page choose others
 
 [sensors]
 source = "sim"               # "serial": the sensor board on `device`; "sim": simulated firmware
@@ -113,6 +117,9 @@ class Station:
     seed: int = -1
     topple_cards: str = "tap"
     tactiki_setup: str = "players"
+    options: dict[str, Any] = field(default_factory=dict)
+    """New games' rule options (:mod:`pi_app.referee.rule_options`), checked against the
+    configured game when the file is read."""
 
     @property
     def player_names(self) -> tuple[str, ...]:
@@ -289,8 +296,22 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
             _check_pin(str(value), f"{where}: {qualified}")
         if (name, key) == ("station", "board"):
             _check_board(str(value), f"{where}: {qualified}")
+        if (name, key) == ("station", "options") and isinstance(value, dict):
+            _check_options(value, values.get("game", defaults.game), f"{where}: {qualified}")
         out[key] = value
     return cls(**out)
+
+
+def _check_options(options: dict[str, Any], game: Any, where: str) -> None:
+    """``[station] options`` must be options the configured game knows, with good values."""
+    from pi_app.referee.rule_options import check_options
+
+    if game not in GAME_NAMES:
+        return  # the unknown game is reported on its own key
+    try:
+        check_options(game, options)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
 
 
 def _player_names(raw: list[Any], game: Any, where: str) -> tuple[str, ...]:

@@ -212,6 +212,9 @@ class Scene:
     set-up screen shows it with ``setup_url`` and a QR code of ``setup_qr``."""
     setup_url: str = ""
     setup_qr: str = ""
+    options: str = ""
+    """The rule options in use, in short words (empty: the rules as printed); in the menu,
+    those of the chosen preset."""
     language: str = "en"
     """The station's language (:data:`pi_app.i18n.LANGUAGES`): the screen's words are in it."""
 
@@ -617,6 +620,8 @@ def _play(c: _Canvas, scene: Scene) -> None:
         c.text(0, _ROW4, fit(c._("Last: {move}").format(move=scene.last_move), c.width))
     if scene.message and scene.to_move is not None:
         c.text(0, _ROW5, fit(scene.message, c.width))
+    elif scene.options:
+        c.text(0, _ROW5, fit(scene.options, c.width))
 
 
 def _fix_lines(c: _Canvas, fix: Fix, lang: str) -> None:
@@ -659,6 +664,7 @@ def _takeback(c: _Canvas, scene: Scene) -> None:
 _QUESTIONS = {
     "ambiguous": (N_("Which move?"), (("OK", N_("pick")), ("MENU", "next"), ("BACK", N_("no")))),
     "takeback": (N_("Take back?"), (("OK", N_("yes")), ("BACK", N_("no")))),
+    "draw": (N_("Agree a draw?"), (("OK", N_("agree")), ("BACK", N_("no")))),
     "decision": (N_("Your choice"), (("OK", N_("pick")), ("MENU", "next"))),
 }
 
@@ -707,7 +713,7 @@ def choice_words(game: str, players: int, width: int, lang: str = "en") -> str:
 
 
 def _menu(c: _Canvas, scene: Scene) -> None:
-    c.header(c._("Choose game"), scene.board)
+    c.header(c._("Choose game"), scene.options or scene.board)
     current = scene.menu_game or scene.game
     if scene.menu_choices:
         choices = list(scene.menu_choices)

@@ -42,10 +42,18 @@ from pi_app.games.base import JSON
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
+from pi_app.records import fold
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, StationFeed, StationStatus
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
+from pi_app.referee.rule_options import (
+    check_options,
+    labels,
+    preset_count,
+    preset_options,
+    table_options,
+)
 from pi_app.referee.session import Session
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
@@ -76,6 +84,9 @@ class Status:
     message: str = ""
     menu_game: str = ""
     menu_players: int = 0
+    menu_preset: int = 0
+    """At game over: MENU's rule-option preset for the chosen game (0: the configured options;
+    others: :data:`pi_app.referee.rule_options.PRESETS`)."""
     """At game over: the game and player count OK starts (MENU cycles them)."""
     notice: str = ""
     """A lasting condition outside the game (the page is off: its port is taken), shown when
@@ -163,10 +174,19 @@ class Station:
                 count = min(counts)
         return names_or_numbers(self.config.station.player_names, count)
 
-    def _start(self, game_name: str, players: Sequence[str] = ()) -> Session:
+    def _start(self, game_name: str, players: Sequence[str] = (),
+               chosen: JSON | None = None) -> Session:
+        """A new game stored with its options written out: ``chosen`` (checked), else the
+        configured ones, over the table's defaults (no automatic limits the rulebooks lack)."""
         names = tuple(players) or self.default_players(game_name)
-        options: JSON = {"players": len(names)} \
-            if len(get_game(game_name).player_counts) > 1 else {}
+        if chosen is None:
+            chosen = self.config.station.options if game_name == self.config.station.game \
+                else {}
+        try:
+            options = table_options(game_name, chosen, len(names))
+        except ValueError as exc:  # configured for another game: its rules as printed
+            log.error("options %s do not suit %s (%s): none used", chosen, game_name, exc)
+            options = table_options(game_name, {}, len(names))
         session = Session.new(self.store, game_name, rng=self.rng, options=options,
                               board=self.config.station.board, players=names)
         self.status = replace(Status(), link_up=self.status.link_up,
@@ -305,7 +325,10 @@ class Station:
 
     def _moved(self, outcome: MoveAccepted, now: float) -> None:
         before = self.session.state
-        if self.blocked():  # no move before every card is tapped and the set-up is read
+        if self.status.prompt is not None and self.status.prompt.kind == "draw":
+            self.status.prompt = None  # a move withdraws a draw offer
+        if self.blocked() or self.draw_agreed():  # no move before every card is tapped and the
+            # set-up is read, nor after the players agreed a draw
             self.follower.reset(before, list(self.session.history))
             return
         try:
@@ -399,21 +422,86 @@ class Station:
                 self.setup_code = ""
             return True
         status = self.status
+        if self._draw_button(button, now):
+            return True
         if status.phase not in ("over", "menu"):
             return False
-        choices = self.menu_choices()
+        choices = self.menu_triples()
         current = (status.menu_game or self.session.game.name,
-                   status.menu_players or len(self._players()))
-        if button == "menu":  # the next game and player count this board can play
+                   status.menu_players or len(self._players()),
+                   status.menu_preset if status.phase == "menu" else 0)
+        if button == "menu":  # the next game, player count and rule options this board offers
             at = choices.index(current) if current in choices else -1
-            status.menu_game, status.menu_players = choices[(at + 1) % len(choices)]
+            status.menu_game, status.menu_players, status.menu_preset = \
+                choices[(at + 1) % len(choices)]
             status.phase = "menu"
         elif button == "back" and status.phase == "menu":
             status.phase = "over"
         elif button == "ok":
-            game, count = current if current in choices else choices[0]
-            self.new_game(game, now, players=count)
+            game, count, preset = current if current in choices else choices[0]
+            chosen = preset_options(game, preset, count) if preset else None
+            self.new_game(game, now, players=count, options=chosen)
         return True
+
+    def menu_triples(self) -> list[tuple[str, int, int]]:
+        """MENU's cycle at game over: every game and player count (:meth:`menu_choices`) with
+        the configured options first, then again with each rule-option preset."""
+        pairs = self.menu_choices()
+        most = max(preset_count(g) for g, _ in pairs)
+        return [(g, n, p) for p in range(most) for g, n in pairs if p < preset_count(g)]
+
+    # -- an agreed draw --------------------------------------------------------------------------
+    def draw_agreed(self) -> bool:
+        """True once the players agreed a draw: the game is over, whatever the engine says."""
+        return self.session.record.get("draw_agreed") is True
+
+    def offer_draw(self, now: float, agreed: int = 0) -> None:
+        """Open the draw question (``agreed``: confirmations already given; the page's
+        ``draw`` action gives one, so the station's OK, the other player's, completes it)."""
+        game, state = self.session.game, self.session.state
+        if self.status.phase not in ("play", "setup") or game.is_over(state) \
+                or self.draw_agreed() or self.blocked():
+            raise ActionError("there is no game in play to agree a draw in")
+        if self.status.prompt is not None and self.status.prompt.kind != "draw":
+            raise ActionError("answer the open question first")
+        self.status.prompt = Prompt(now, "draw", (_DRAW_WAITING[min(agreed, 1)],), agreed)
+        self._note("prompt", {"kind": "draw", "options": [], "agreed": agreed})
+
+    def _draw_button(self, button: str, now: float) -> bool:
+        """MENU during play offers a draw; with the offer open, OK agrees (two agreements end
+        the game, one per player) and BACK withdraws it. False: not a draw button."""
+        prompt, status = self.status.prompt, self.status
+        if prompt is None or prompt.kind != "draw":
+            if button != "menu" or prompt is not None or status.phase != "play" \
+                    or self.session.game.is_over(self.session.state) or self.draw_agreed():
+                return False
+            try:
+                self.offer_draw(now)
+            except ActionError:
+                return False
+            return True
+        if button == "back":
+            status.prompt = None
+        elif button == "ok" and prompt.selected + 1 >= 2:
+            self._agree_draw(now)
+        elif button == "ok":
+            status.prompt = replace(prompt, options=(_DRAW_WAITING[1],), selected=1)
+        return True
+
+    def _agree_draw(self, now: float) -> None:
+        """Both players agreed: the game ends with no winner, stored as its result."""
+        result: JSON = {"scores": list(self.session.game.scores(self.session.state)),
+                        "winners": [], "draw_agreed": True}
+        try:
+            event = self.store.finish(self.session.game_id, result)
+        except StoreError as exc:
+            self._store_failed(str(exc), now)
+            return
+        self.session.record = fold(self.session.record, [("result", result)])
+        self.feed.event(event)
+        self.status.prompt = None
+        self.status.phase = "over"
+        self.status.message = "draw agreed"
 
     def _not_on_this_board(self, game_name: str) -> str:
         titles = " and ".join(get_game(g).title for g in self.games)
@@ -474,6 +562,19 @@ class Station:
         elif asked is not None and asked.kind == "order":
             self.status.prompt = None
 
+    def _menu_words(self) -> str:
+        """The rule-option preset MENU has chosen, in short words (empty: as configured)."""
+        game, preset = self.status.menu_game or self.session.game.name, self.status.menu_preset
+        if not preset:
+            return ""
+        players = self.status.menu_players or 2
+        options = table_options(game, preset_options(game, preset, players), players)
+        return ", ".join(labels(game, options)) or "standard"
+
+    def options_words(self) -> str:
+        """The options the game uses, in short words (empty: the rules as printed)."""
+        return ", ".join(labels(self.session.game.name, self.session.record.get("options")))
+
     def blocked(self) -> bool:
         """True while no move may be played: cards to tap, or a set-up being read."""
         return self.status.cards is not None or self.status.reading is not None
@@ -528,11 +629,13 @@ class Station:
         self.status.message = ""
 
     def new_game(self, game_name: str, now: float | None = None,
-                 players: Sequence[str] | int | None = None) -> None:
+                 players: Sequence[str] | int | None = None,
+                 options: JSON | None = None) -> None:
         """Close the current game (abandoned if unfinished) and start ``game_name`` with
         ``players``: their names, or a count (names then by :meth:`default_players`), or
-        None for the defaults. :class:`ValueError` (nothing changed) for a game this board
-        cannot play or players its rules do not allow."""
+        None for the defaults; ``options``: its rule options (None: the configured ones).
+        :class:`ValueError` (nothing changed) for a game this board cannot play, players its
+        rules do not allow or options its engine does not know."""
         now = self.clock() if now is None else now
         if game_name not in self.games:
             raise ValueError(self._not_on_this_board(game_name))
@@ -543,9 +646,11 @@ class Station:
             names = clean_names(list(players), game_name)
         else:
             names = self.default_players(game_name)
+        if options is not None:
+            options = check_options(game_name, options, len(names))
         if not self.store.game(self.session.game_id).finished:
             self.store.abandon(self.session.game_id)
-        self.session = self._start(game_name, names)
+        self.session = self._start(game_name, names, options)
         self.follower = self._new_follower()
         self._await_cards_if_due()
         self._read_setup_if_due()
@@ -572,13 +677,14 @@ class Station:
                     status.prompt.plies else state
                 prompt_cells = fb.changed_cells(game.expected_view(earlier),
                                                 game.expected_view(state))
-            else:
+            elif status.prompt.kind != "draw":
                 prompt_cells = fb.option_cells(game, state, status.prompt.options)
         return fb.Scene(
             game=game.name, title=game.title, phase=phase,
             players=self._players(),
             to_move=game.to_move(state), scores=tuple(game.scores(state)),
-            winners=game.winners(state), confirmed=status.confirmed,
+            winners=() if self.draw_agreed() else game.winners(state),
+            confirmed=status.confirmed,
             confirmed_at=status.confirmed_at, last_move=status.last_move,
             guidance_kind=None if guidance is None else guidance.kind,
             fixes=() if guidance is None else guidance.fixes,
@@ -588,6 +694,7 @@ class Station:
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
             menu_choices=self.menu_choices(), page_url=self.page_url,
+            options=self._menu_words() if phase == "menu" else self.options_words(),
             setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr,
             language=self.config.station.language)
 
@@ -667,6 +774,7 @@ class Station:
             "island": island_facts(game, state),
             "text": game.describe(state), "updated": time.time(),
             "notice": self.status.notice,
+            "options": list(labels(game.name, record.get("options"))),
         }
 
     def screen_image(self, now: float) -> Image.Image:
@@ -681,14 +789,15 @@ class Station:
                 raise ActionError("nothing to take back")
             return {"ok": True, "moves": len(self.session.history)}
 
-        async def new_game(game: str = "", players: list[str] | int | None = None) -> JSON:
+        async def new_game(game: str = "", players: list[str] | int | None = None,
+                           options: JSON | None = None) -> JSON:
             name = game or self.session.game.name
             if name not in GAME_NAMES:
                 raise ActionError(f"unknown game {name!r} (known: {', '.join(GAME_NAMES)})")
             if isinstance(players, bool) or not isinstance(players, list | int | None):
                 raise ActionError("players: a list of names, or a count")
             try:
-                self.new_game(name, players=players)
+                self.new_game(name, players=players, options=options)
             except ValueError as exc:
                 raise ActionError(str(exc)) from exc
             return {"ok": True, "game_id": self.session.game_id,
@@ -699,7 +808,13 @@ class Station:
 
         self.feed.handle("undo", undo)
         self.feed.handle("new_game", new_game)
+        async def draw() -> JSON:
+            self.offer_draw(self.clock(), agreed=1)
+            self.render(self.clock())
+            return {"ok": True, "waiting": "the other player agrees with OK on the station"}
+
         self.feed.handle("override", override)
+        self.feed.handle("draw", draw)
 
     def override(self, text: str) -> JSON:
         """A referee replaces the last move by another legal one (a ruling at the table)."""
@@ -719,6 +834,10 @@ class Station:
         self.status.last_move = canonical
         self.render(now)
         return {"ok": True, "replaced": old, "by": canonical}
+
+
+#: The draw question's one line: nobody agreed yet, or one player (or the page) did.
+_DRAW_WAITING = ("both players press OK", "the other player: OK")
 
 
 def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
