@@ -64,6 +64,8 @@ from pi_app.referee.feed import StationFeed
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event, EventStore
 
+pytestmark = pytest.mark.realtime
+
 __all__ = ["broker"]
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -176,6 +176,7 @@ def neighbour_play(game_name: str, moves: int, seed: int, neighbour: float) -> T
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
 def test_games_with_neighbour_reads_are_followed_exactly(game: str) -> None:
     stats = neighbour_play(game, moves=120, seed=5, neighbour=0.05)
