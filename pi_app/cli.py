@@ -87,7 +87,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from pi_app.referee.demo import main as demo_main
 
     return demo_main(args.game, args.seed, args.turns, args.picture, speed=args.speed,
-                     web=args.web, keep=args.keep)
+                     web=args.web, keep=args.keep, vs_bot=args.vs_bot)
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
@@ -339,6 +339,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve the station's page on 127.0.0.1 (PORT, or a free one)")
     p.add_argument("--keep", metavar="DB", help="keep the game database as this new file "
                    "(then: tikiboard export --db DB)")
+    from pi_app.bots import LEVELS
+
+    p.add_argument("--vs-bot", nargs="?", const="search", choices=LEVELS,
+                   metavar="LEVEL", help="the station plays P2 at LEVEL (random, greedy, "
+                   "search: the default) and the hands carry out its moves")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("examples", help="replay the bundled example record of each game")

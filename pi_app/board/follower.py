@@ -632,6 +632,19 @@ class Follower:
         self._previous = None
         self._undone = None
 
+    def expect_only(self, text: str) -> None:
+        """From this position take only the move ``text`` (the station's own move, shown for
+        a person to carry out): any other move's picture is then unexplained, so it gets the
+        usual guidance back to the position. A new position lifts the restriction."""
+        position = self.position
+        for table in (position.by_placement, position.transit):
+            for key, options in list(table.items()):
+                kept = [o for o in options if o.text == text]
+                if kept:
+                    table[key] = kept
+                else:
+                    del table[key]
+
     def sees_put_back(self, earlier: Any) -> bool:
         """Would the board put back to ``earlier`` by hand read as a takeback to confirm?
         Not when there is nothing to put back (a move the board does not show) or when that

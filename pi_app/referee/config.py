@@ -46,6 +46,11 @@ options = {}                 # the rule options of a new game (seeds/*.md, Optio
                              # {shaman = true} or {rounds = 8}; at the table the limits the
                              # rulebooks lack are off unless named here ({quiet_turns = 30},
                              # {quiet_limit = 200}); MENU at game over and the page choose others
+bots = {}                    # the station's seats: {seat = level}, seats from 0 (to_move's),
+                             # level random, greedy or search, e.g. {1 = "search"}: on its turn
+                             # the station shows its move and a person carries it out
+hints = true                 # OK with nothing to confirm (and the page's hint) lights the
+                             # best move for the player to move; false: locked (tournaments)
 
 [sensors]
 source = "sim"               # "serial": the sensor board on `device`; "sim": simulated firmware
@@ -120,6 +125,12 @@ class Station:
     options: dict[str, Any] = field(default_factory=dict)
     """New games' rule options (:mod:`pi_app.referee.rule_options`), checked against the
     configured game when the file is read."""
+    bots: dict[str, Any] = field(default_factory=dict)
+    """The station's seats and their bots' levels, ``{seat: level}`` (seats from 0;
+    :mod:`pi_app.referee.opponent`)."""
+    hints: bool = True
+    """OK with nothing to confirm (and the page's ``hint``) shows the best move; false locks
+    hints (tournament mode)."""
 
     @property
     def player_names(self) -> tuple[str, ...]:
@@ -296,6 +307,13 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
             _check_pin(str(value), f"{where}: {qualified}")
         if (name, key) == ("station", "board"):
             _check_board(str(value), f"{where}: {qualified}")
+        if (name, key) == ("station", "bots") and isinstance(value, dict):
+            from pi_app.referee.opponent import parse_bots
+
+            try:
+                parse_bots(value)
+            except ValueError as exc:
+                raise ConfigError(f"{where}: {qualified}: {exc}") from exc
         if (name, key) == ("station", "options") and isinstance(value, dict):
             _check_options(value, values.get("game", defaults.game), f"{where}: {qualified}")
         out[key] = value

@@ -264,14 +264,15 @@ class DemoPlayers:
         state = station.session.state
         self.turns += 1
         planned = self.script.pop(self.turns, "")
-        if planned == "illegal" or self.rng.random() < self.illegal:
+        bot = station.opponent.plays(game.to_move(state))  # the hands carry out its move
+        if not bot and (planned == "illegal" or self.rng.random() < self.illegal):
             await self.illegal_move()
             return
-        if (planned == "takeback" or self.rng.random() < self.takeback) and \
+        if not bot and (planned == "takeback" or self.rng.random() < self.takeback) and \
                 station.session.history:
             await self.take_back()
             return
-        move = game.random_move(state, self.rng)
+        move = await self.station_move(state) if bot else game.random_move(state, self.rng)
         intended = game.apply(state, move)
         text = game.move_text(state, move)
         placement = game.placement_view(state, move)
@@ -295,6 +296,17 @@ class DemoPlayers:
         else:
             self.players.stats.lost += 1
             await self.settle_board()  # the players put the board right, as guided
+
+    async def station_move(self, state: Any) -> Any:
+        """The move the station shows for its own seat (a random one if it shows none in
+        time: the station then guides the board back, as for any wrong execution)."""
+        def shown() -> Any:
+            move = self.station.opponent.shown
+            return move.move if move is not None and move.kind == "station" \
+                and move.state == state else None
+
+        await self.wait_for(lambda: shown() is not None, 10.0)
+        return shown() or self.station.session.game.random_move(state, self.rng)
 
     def _holds(self, intended: Any) -> bool:
         """The station holds ``intended``, or a position it reached by itself from there (a
@@ -431,18 +443,20 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                    illegal: float = 0.04, takeback: float = 0.03,
                    snapshot: Path | None = None, speed: float = 4.0,
                    web_port: int | None = None, pin: str = "",
-                   keep: Path | None = None) -> Station:
+                   keep: Path | None = None, vs_bot: str | None = None) -> Station:
     """Play one game on the simulated board and draw it; returns the station at the end.
 
     ``web_port``: serve the station's page on 127.0.0.1 (``pin``: its PIN for actions).
     ``keep``: copy the game database there at the end (``tikiboard export --db`` reads it).
+    ``vs_bot``: the station plays the second seat at this level; the hands carry out its moves.
     """
     tmp = None
     if data_dir is None:
         tmp = tempfile.mkdtemp(prefix="tikiboard-demo-")
         data_dir = Path(tmp)
     config = Config(station=replace(StationConfig(), game=game, seed=seed,
-                                    data_dir=str(data_dir)), source="demo")
+                                    data_dir=str(data_dir),
+                                    bots={"1": vs_bot} if vs_bot else {}), source="demo")
     if web_port is not None:
         config = replace(config, web=replace(config.web, enabled=True, host="127.0.0.1",
                                              port=web_port, token=pin))
@@ -450,6 +464,8 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
     stop = asyncio.Event()
     result: dict[str, Station] = {}
     title = f"tikiboard demo · {game} · seed {seed} · speed {speed:g}"
+    if vs_bot:
+        title += f" · P2: {vs_bot} bot"
     if web_port is not None:
         title += f" · http://127.0.0.1:{web_port}/" + (f" PIN {pin}" if pin else "")
     think, hands = paces(speed)
@@ -551,7 +567,8 @@ def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
 
 
 def main(game: str, seed: int | None, max_turns: int, snapshot: str | None = None, *,
-         speed: float = 4.0, web: int | None = None, keep: str | None = None) -> int:
+         speed: float = 4.0, web: int | None = None, keep: str | None = None,
+         vs_bot: str | None = None) -> int:
     """``tikiboard demo``: ``seed`` None draws one (printed, to play the same game again);
     ``web`` 0 picks a free port."""
     if speed <= 0:
@@ -572,7 +589,7 @@ def main(game: str, seed: int | None, max_turns: int, snapshot: str | None = Non
         print(f"page: http://127.0.0.1:{web}/ (PIN {pin} for its actions)")
     sys.stdout.flush()
     station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns, speed=speed,
-                                   web_port=web, pin=pin, keep=kept,
+                                   web_port=web, pin=pin, keep=kept, vs_bot=vs_bot,
                                    snapshot=Path(snapshot) if snapshot else None))
     if kept is not None:
         print(f"database kept in {kept} (tikiboard export --db {kept})")

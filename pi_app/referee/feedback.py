@@ -151,6 +151,12 @@ SIGNALS: dict[str, Signal] = {s.key: s for s in (
            "a question is on the screen: the cells it is about; press a button"),
     Signal("takeback", "take back", WHITE, Pattern.SLOW, "cells",
            "a move taken back: put these cells back as they were"),
+    Signal("station_lift", "station: lift", WHITE, Pattern.DOUBLE, "cells",
+           "the station's move, for a person to carry out: take the piece from here"),
+    Signal("station_put", "station: put", BLUE, Pattern.FAST, "cells",
+           "the station's move: put the piece (or the shifted pieces) here"),
+    Signal("hint", "hint", ORANGE, Pattern.SLOW, "cells",
+           "a hint, the best move for the player to move: the cells it changes"),
     Signal("winner", "winner", WHITE, Pattern.STEADY, "status",
            "game over: the winners' status LEDs"),
     Signal("link_down", "link down", WHITE, Pattern.BREATHE, "status",
@@ -174,7 +180,10 @@ class Scene:
     game and player count OK starts at game over (0: the count is not chosen);
     ``menu_choices``: every (game, count) the board offers, for the menu's list.
     ``link_detail``: why the sensor link is down, for the feed (the screen has no room for it).
-    ``players``: names for the screen (``P1``, ``P2``... where missing).
+    ``players``: names for the screen (``P1``, ``P2``... where missing or the default
+    "Player 1", "Player 2"...: the screen is small). ``store_damaged``:
+    the game database cannot be used as it is and waits for the players to confirm setting it
+    aside (what is wrong and what would be kept); it takes the whole screen.
     """
 
     phase: str = "play"
@@ -200,9 +209,6 @@ class Scene:
     menu_players: int = 0
     menu_choices: tuple[tuple[str, int], ...] = ()
     store_damaged: str = ""
-    """The game database cannot be used as it is and waits for the players to confirm
-    setting it aside (what is wrong and what would be kept); it takes the whole screen, and
-    ``confirming`` says the first OK was pressed."""
     confirming: bool = False
     page_url: str = ""
     """The station page's address: the game-over screen shows it as a QR code (empty: no
@@ -217,6 +223,12 @@ class Scene:
     those of the chosen preset."""
     language: str = "en"
     """The station's language (:data:`pi_app.i18n.LANGUAGES`): the screen's words are in it."""
+    shown_kind: str = ""
+    """A move to show (:mod:`pi_app.referee.opponent`): ``station`` (the station's own, to
+    carry out) or ``hint``; ``shown_lift`` / ``shown_put``: its from- and to-cells. Lit only
+    while the board shows the position (no fix, takeback or question)."""
+    shown_lift: tuple[str, ...] = ()
+    shown_put: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.phase not in PHASES:
@@ -275,7 +287,8 @@ def _first_fix_signals(kind: str | None, fix: Fix) -> list[tuple[str, str]]:
 
 def cell_signals(scene: Scene, t: float) -> dict[str, Lamp]:
     """Which signal each lit cell shows at ``t``; one per cell, the most urgent wins:
-    takeback, the fix to do now, the question, the confirmation, then the dim "differs"."""
+    takeback, the fix to do now, the question, the confirmation, the station's move or a hint
+    (only while the board shows the position), then the dim "differs"."""
     if scene.phase in ("offline", "menu") or (scene.phase == "error" and not scene.store_error):
         return {}  # blind sensors, no game, or a broken station: the board says nothing
     out: dict[str, Lamp] = {}
@@ -294,6 +307,11 @@ def cell_signals(scene: Scene, t: float) -> dict[str, Lamp]:
     since = t - scene.confirmed_at
     if not scene.store_error and 0 <= since < CONFIRM_S:
         light(scene.confirmed, "confirm", scene.confirmed_at)
+    if scene.shown_kind == "station" and not (scene.fixes or scene.takeback or scene.prompt):
+        light(scene.shown_lift, "station_lift")
+        light(scene.shown_put, "station_put")
+    elif scene.shown_kind == "hint" and not (scene.fixes or scene.takeback or scene.prompt):
+        light(scene.shown_lift + scene.shown_put, "hint")
     for fix in scene.fixes if scene.takeback else scene.fixes[1:]:
         light(fix.cells, "differs")
     return out

@@ -46,6 +46,7 @@ from pi_app.records import fold
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, StationFeed, StationStatus
+from pi_app.referee.opponent import HINT_LEVEL, POLL_S, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.rule_options import (
     check_options,
@@ -109,6 +110,9 @@ class Station:
         self.clock = clock
         seed = config.station.seed
         self.rng = rng or (random.Random(seed) if seed >= 0 else random.Random())
+        self.opponent = Opponent(parse_bots(config.station.bots), seed=seed,
+                                 hints=config.station.hints)
+        self._expecting: object = None  # the follower's position restricted to its move
         self.status = Status()
         # The board is built for one geometry (its cells, sensors and LED strip): it is what
         # the configuration names, whatever game was last played, and it never changes while
@@ -249,6 +253,7 @@ class Station:
             self._deal_if_due(now)
         except StoreError as exc:
             self._store_failed(str(exc), now)
+        self._station_turn(now)
         self.render(now)
         try:
             more = self.follower.prepare(now)  # after the confirmation is on the LEDs
@@ -278,6 +283,8 @@ class Station:
         if isinstance(event, ButtonPressed) and self._button_for_station(event.button, now):
             return []
         outcomes = self.follower.tick(now) if event is None else self.follower.feed(event, now)
+        if isinstance(event, ButtonPressed) and event.button == "ok" and not outcomes:
+            self._hint_button(now)  # OK with nothing to confirm: a hint
         self._handle(outcomes, now)
         if self.status.cards is not None:
             self._read_cards(now)
@@ -330,6 +337,8 @@ class Station:
         if self.blocked() or self.draw_agreed():  # no move before every card is tapped and the
             # set-up is read, nor after the players agreed a draw
             self.follower.reset(before, list(self.session.history))
+            return
+        if not self._as_shown(outcome, before):
             return
         try:
             self.session.moved(outcome.text, outcome.player, outcome.state,
@@ -394,7 +403,9 @@ class Station:
 
     def next_deadline(self, now: float) -> float | None:
         """The next time after ``now`` when :meth:`step` has something to do by itself."""
-        times = [t for t in (self.follower.next_deadline(now), self._deal_at) if t is not None]
+        thinking = now + POLL_S if self.opponent.thinking() else None
+        times = [t for t in (self.follower.next_deadline(now), self._deal_at, thinking)
+                 if t is not None]
         return max(min(times), now) if times else None
 
     def _persist(self, write: Callable[[], Event], now: float) -> None:
@@ -599,7 +610,7 @@ class Station:
 
     def _card_message(self) -> None:
         cards = self.status.cards or []
-        seats = self.session.state.table.seats
+        seats = [s for s in self.session.state.table.seats if not self.opponent.plays(s)]
         who = fb.player_name(fb.Scene(players=self._players()), seats[len(cards)])
         self.status.message = f"{who}: tap your Secret Tiki card on the card pad"
 
@@ -619,9 +630,10 @@ class Station:
                 if len(card) == 3 and card not in cards:
                     cards.append((card[0], card[1], card[2]))
         seats = self.session.state.table.seats
-        if len(cards) < len(seats):
+        if len(cards) < len(seats) - sum(map(self.opponent.plays, seats)):
             self._card_message()
             return
+        cards[:] = self._with_station_cards(cards)
         state = with_cards(self.session.state, cards[:len(seats)])
         self._persist(partial(self.session.cards_tapped, cards[:len(seats)], state), now)
         self.follower.reset(state, list(self.session.history))
@@ -689,13 +701,14 @@ class Station:
             guidance_kind=None if guidance is None else guidance.kind,
             fixes=() if guidance is None else guidance.fixes,
             prompt=status.prompt, prompt_cells=prompt_cells, takeback=status.takeback,
-            message=status.message or status.notice,
+            message=status.message or self._shown_words(state) or status.notice,
             board=self.config.station.board, link_detail=status.link_detail,
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
             menu_choices=self.menu_choices(), page_url=self.page_url,
             options=self._menu_words() if phase == "menu" else self.options_words(),
             setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr,
+            **self._shown_cells(state),
             language=self.config.station.language)
 
     def render(self, now: float) -> None:
@@ -790,15 +803,21 @@ class Station:
             return {"ok": True, "moves": len(self.session.history)}
 
         async def new_game(game: str = "", players: list[str] | int | None = None,
-                           options: JSON | None = None) -> JSON:
+                           options: JSON | None = None, bots: JSON | None = None) -> JSON:
             name = game or self.session.game.name
             if name not in GAME_NAMES:
                 raise ActionError(f"unknown game {name!r} (known: {', '.join(GAME_NAMES)})")
             if isinstance(players, bool) or not isinstance(players, list | int | None):
                 raise ActionError("players: a list of names, or a count")
-            try:
+            kept = self.opponent.levels
+            try:  # bots: the station's seats from this game on (a restart: the configured)
+                if bots is not None:
+                    count = len(players) if isinstance(players, list) else players
+                    self.opponent.levels = parse_bots(bots, count or len(
+                        self.default_players(name)))
                 self.new_game(name, players=players, options=options)
             except ValueError as exc:
+                self.opponent.levels = kept
                 raise ActionError(str(exc)) from exc
             return {"ok": True, "game_id": self.session.game_id,
                     "players": list(self._players())}
@@ -814,6 +833,7 @@ class Station:
             return {"ok": True, "waiting": "the other player agrees with OK on the station"}
 
         self.feed.handle("override", override)
+        self.feed.handle("hint", self._hint_action)
         self.feed.handle("draw", draw)
 
     def override(self, text: str) -> JSON:
@@ -834,6 +854,110 @@ class Station:
         self.status.last_move = canonical
         self.render(now)
         return {"ok": True, "replaced": old, "by": canonical}
+
+    # -- the station's own seats and hints (pi_app.referee.opponent) -----------------------------
+    def _station_turn(self, now: float) -> None:
+        """On a station's seat's turn in play, have its move thought out (off the loop) and
+        shown; drop a shown move or hint once the position changed."""
+        game, state, opp = self.session.game, self.session.state, self.opponent
+        if opp.shown is not None and opp.shown.state != state:
+            opp.forget()
+        if self.status.phase == "play" and not self.blocked() and not game.is_over(state) \
+                and opp.plays(game.to_move(state)):
+            shown = opp.want("station", game, state, len(self.session.history))
+            if shown is not None and self._expecting is not self.follower.position:
+                self.follower.expect_only(shown.text)  # any other move: a wrong execution
+                self._expecting = self.follower.position
+        elif opp.pending("hint", state):
+            opp.want("hint", game, state, len(self.session.history))
+
+    def _shown(self, state: Any) -> Shown | None:
+        shown = self.opponent.shown
+        return shown if shown is not None and shown.state == state else None
+
+    def _shown_words(self, state: Any) -> str:
+        shown = self._shown(state)
+        if shown is None:
+            return ""
+        words = self.session.game.public_text(shown.text)  # the screen is public: no ranks
+        return f"{'Station' if shown.kind == 'station' else 'Hint'}: {words}"
+
+    def _shown_cells(self, state: Any) -> dict[str, Any]:
+        shown = self._shown(state)
+        if shown is None:
+            return {}
+        return {"shown_kind": shown.kind, "shown_lift": shown.lift, "shown_put": shown.put}
+
+    def _as_shown(self, outcome: MoveAccepted, before: Any) -> bool:
+        """A move for a station's seat must be the move the station showed. Any other, even a
+        legal one, is a wrong execution: the follower is put back, so the usual guidance leads
+        the board back to the position, and the station's move is shown again. (Taking the
+        person's move instead would store, as the station's, a move it never chose.)"""
+        if not self.opponent.plays(outcome.player):
+            return True
+        shown = self._shown(before)
+        if shown is not None and shown.kind == "station" and shown.text == outcome.text:
+            return True
+        self.follower.reset(before, list(self.session.history))  # its guidance is noted
+        log.info("not the station's move: %s (shown: %s)", outcome.text,
+                 "none yet" if shown is None else shown.text)
+        return False
+
+    def _hint_refusal(self) -> str:
+        """Why no hint can be given now (empty: one can)."""
+        game, state = self.session.game, self.session.state
+        if not self.opponent.hints:
+            return "hints are off (tournament mode)"
+        if self.status.phase != "play" or self.blocked() or game.is_over(state) \
+                or game.to_move(state) is None:
+            return "there is no move to hint at now"
+        if self.opponent.plays(game.to_move(state)):
+            return "the station is to move"
+        return ""
+
+    def _hint_button(self, now: float) -> None:
+        """OK during play with no question open and no decision to confirm asks for a hint,
+        thought out off the loop and shown when ready."""
+        why = self._hint_refusal()
+        if why:
+            self.status.message = why if self.status.phase == "play" else self.status.message
+            return
+        self.status.message = ""
+        game, state = self.session.game, self.session.state
+        self.opponent.want("hint", game, state, len(self.session.history))
+
+    async def _hint_action(self) -> JSON:
+        """The page's ``hint``: the best move for the player to move, from their view only,
+        shown on the board as after the button; refused when hints are off."""
+        import asyncio
+
+        why = self._hint_refusal()
+        if why:
+            raise ActionError(why)
+        game, state = self.session.game, self.session.state
+        seat = game.to_move(state)
+        assert seat is not None
+        shown = await asyncio.to_thread(
+            think, "hint", game, state, seat, HINT_LEVEL,
+            random.Random(self.rng.random()), self.opponent.budget)
+        if self.session.state == state:
+            self.opponent.shown = shown
+            self.render(self.clock())
+        return {"ok": True, "seat": seat, "move": game.public_text(shown.text),
+                "lift": list(shown.lift),
+                "put": list(shown.put)}
+
+    def _with_station_cards(self, cards: list[tuple[str, str, str]]) -> list[
+            tuple[str, str, str]]:
+        """The round's Secret Tiki cards in seat order: the people's as tapped (in their seat
+        order), the station's seats' drawn by the station once the people's are in."""
+        seats = self.session.state.table.seats
+        people = [s for s in seats if not self.opponent.plays(s)]
+        tapped = list(cards[:len(people)])
+        drawn = self.opponent.draw_cards(self.session.state, tapped, len(self.session.history))
+        mine = iter(tapped)
+        return [drawn[s] if s in drawn else next(mine) for s in seats]
+
 
 
 #: The draw question's one line: nobody agreed yet, or one player (or the page) did.

@@ -1,0 +1,219 @@
+"""The station as a player: its seats' moves and the hints, as the board must show them.
+
+A seat may be the station's (``[station] bots = {seat: level}``, or the page's ``new_game``
+action with ``bots``): on its turn a bot from :mod:`pi_app.bots` chooses the move from that seat's
+view only (:func:`pi_app.bots.play.decide`, which for TacTiki asks again after a first step that
+starts a fight), and the station shows it: the cells a piece leaves and the cells a piece
+arrives on, each with its own LED signal, and the move in words on the screen. A person carries
+it out and the follower checks it like any move.
+
+Thinking takes up to a second, so it never runs on the loop that referees the board: a job goes
+to one worker thread and the station polls it on each step (the bots are pure and the states
+immutable, so nothing is shared). Every answer is tied to the position it was asked for, so an
+answer that arrives after the position changed (a takeback, a new game) is never shown.
+
+Hints (``[station] hints``) use the same machinery, from the view of the player to move; the
+referee's lock for a tournament is that key set to false.
+
+Chance: each decision draws from a ``random.Random`` seeded by the station's seed, the game and
+the ply, so a game with a fixed seed and a playout budget plays the same; with no seed the
+seed comes from :mod:`secrets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from pi_app.bots import LEVELS
+from pi_app.bots.base import Budget
+from pi_app.bots.levels import make_bot
+from pi_app.bots.play import decide
+from pi_app.bots.views import TacTikiView, hides_fight, seat_view
+from pi_app.games.base import Game
+
+#: What a station's move (and a hint) may spend: the bench's playouts, capped at a second so a
+#: slow Pi never keeps the person waiting longer.
+BUDGET = Budget(playouts=300, seconds=1.0)
+#: The level hints are given at.
+HINT_LEVEL = "search"
+#: How often the station looks for a finished answer while a bot thinks (seconds).
+POLL_S = 0.05
+
+Card = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A move to show on the board: ``kind`` ``station`` (the station's own move, to carry
+    out) or ``hint``; ``state`` is the position it is for, ``text`` its canonical words,
+    ``lift`` the cells a piece leaves, ``put`` the cells a piece arrives on."""
+
+    kind: str
+    seat: int
+    state: Any
+    move: Any
+    text: str
+    lift: tuple[str, ...]
+    put: tuple[str, ...]
+
+
+def parse_bots(raw: Mapping[Any, Any], players: int | None = None) -> dict[int, str]:
+    """``{seat: level}`` (seats from 0, as ``to_move`` counts them; keys may be the digits a
+    TOML table or JSON object holds) checked: :class:`ValueError` saying what is wrong."""
+    out: dict[int, str] = {}
+    for key, level in raw.items():
+        try:
+            seat = int(key)
+        except (TypeError, ValueError):
+            raise ValueError(f"bots: seat {key!r} is not a number (seats count from 0)") from None
+        if seat < 0 or (players is not None and seat >= players) or seat > 3:
+            raise ValueError(f"bots: there is no seat {seat} (seats count from 0)")
+        if level not in LEVELS:
+            raise ValueError(f"bots: no level {level!r} (known: {', '.join(LEVELS)})")
+        out[seat] = str(level)
+    if players is not None and len(out) >= players:
+        raise ValueError("bots: at least one seat must be a person's")
+    return out
+
+
+def move_cells(game: Game[Any, Any], state: Any, move: Any) -> tuple[tuple[str, ...],
+                                                                       tuple[str, ...]]:
+    """(cells to lift from, cells to put on) to carry ``move`` out by hand: the cells whose
+    pieces change between the position and the move's placement (before any follow-up the
+    rules then ask for); a cell only losing pieces is lifted from, one gaining any is put on."""
+    before = game.expected_view(state)
+    after = game.placement_view(state, move)
+    lift: list[str] = []
+    put: list[str] = []
+    for cell in list(before) + [c for c in after if c not in before]:
+        was, now = list(before.get(cell, ())), list(after.get(cell, ()))
+        if was == now:
+            continue
+        arrived = [p for p in now if p not in was]
+        (put if arrived or not was else lift).append(cell)
+    if not lift and len(put) > 1:  # a shuffle in place (a Topple line): no single from-cell
+        return (), tuple(put)
+    return tuple(lift), tuple(put)
+
+
+def _seed(base: int, *parts: object) -> int:
+    """A per-decision seed: the same station seed, game and ply give the same one."""
+    digest = hashlib.sha256(repr((base, *parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class Opponent:
+    """The station's seats and the one worker that thinks for them and for hints."""
+
+    def __init__(self, levels: Mapping[int, str], *, seed: int = -1, hints: bool = True,
+                 budget: Budget = BUDGET) -> None:
+        self.levels = dict(levels)
+        self.seed = seed if seed >= 0 else secrets.randbits(63)
+        self.hints = hints
+        self.budget = budget
+        self.shown: Shown | None = None
+        self._job: tuple[str, Any, Future[Shown]] | None = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    def plays(self, seat: int | None) -> bool:
+        """True when ``seat`` is the station's."""
+        return seat is not None and seat in self.levels
+
+    # -- asking and polling ----------------------------------------------------------------------
+    def want(self, kind: str, game: Game[Any, Any], state: Any, ply: int) -> Shown | None:
+        """The ``kind`` move for ``state`` if it is ready; else make sure it is being thought
+        about (a job for another position or kind is dropped). Poll again later."""
+        shown = self.shown
+        if shown is not None and shown.kind == kind and shown.state == state:
+            return shown
+        job = self._job
+        if job is not None and job[0] == kind and job[1] == state:
+            if not job[2].done():
+                return None
+            self._job = None
+            try:
+                self.shown = job[2].result()
+            except Exception:  # a bot's bug must never stop the referee: no move shown
+                import logging
+
+                logging.getLogger(__name__).exception("the %s bot failed", kind)
+                return None
+            return self.shown
+        seat = game.to_move(state)
+        if seat is None:
+            return None
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="tikiboard-bot")
+        level = self.levels.get(seat, HINT_LEVEL) if kind == "station" else HINT_LEVEL
+        rng = random.Random(_seed(self.seed, game.name, ply, kind, seat))
+        self._job = (kind, state, self._pool.submit(
+            think, kind, game, state, seat, level, rng, self.budget))
+        return None
+
+    def pending(self, kind: str, state: Any) -> bool:
+        """True while a ``kind`` job for ``state`` waits to be collected by :meth:`want`."""
+        return self._job is not None and self._job[0] == kind and self._job[1] == state
+
+    def thinking(self) -> bool:
+        return self._job is not None and not self._job[2].done()
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the current job is done (tests and the command line)."""
+        if self._job is not None:
+            self._job[2].exception(timeout)
+
+    def forget(self, kind: str | None = None) -> None:
+        """Stop showing a move (of ``kind``; None: any)."""
+        if self.shown is not None and kind in (None, self.shown.kind):
+            self.shown = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    # -- Tiki Topple: the station's Secret Tiki cards --------------------------------------------
+    def draw_cards(self, state: Any, tapped: Sequence[Card], ply: int) -> dict[int, Card]:
+        """The station's seats' Secret Tiki cards for the round starting in ``state``, drawn
+        from the cards no player can hold: not out from an earlier round, not tapped by a
+        person this round. The station draws after the people tapped theirs, since their
+        cards came off the real deck, which still holds any card the station draws."""
+        from pi_app.games.topple_deck import deck
+
+        table = state.table
+        placeholder = {c for c in table.cards if c is not None}
+        out_before = set(table.dealt) - placeholder
+        pool = [c for c in deck() if c not in out_before and c not in tapped]
+        seats = [s for s in table.seats if s in self.levels]
+        if len(pool) < len(seats):  # the discards were shuffled back (ruling R5)
+            pool = [c for c in deck() if c not in tapped]
+        rng = random.Random(_seed(self.seed, "cards", table.round, ply))
+        return dict(zip(seats, rng.sample(pool, len(seats)), strict=True))
+
+
+def think(kind: str, game: Game[Any, Any], state: Any, seat: int, level: str,
+          rng: random.Random, budget: Budget) -> Shown:
+    """One decision (on the worker): the station's whole turn, or a hint from the seat's
+    view alone. A TacTiki hint whose first step starts a fight the seat cannot foresee shows
+    that step only: the second depends on what the fight shows."""
+    bot = make_bot(game.name, level)
+    if kind == "station":
+        move = decide(game, state, bot, rng, budget)
+    else:
+        view = seat_view(game, state, seat)
+        move = bot.choose(view, rng, budget)
+        if isinstance(view, TacTikiView) and hides_fight(view, move):
+            from pi_app.games.tactiki import FIELD_NAMES, Steps
+
+            step = move.steps[0]
+            src, dst = FIELD_NAMES[step[0]], FIELD_NAMES[step[1]]
+            return Shown(kind, seat, state, Steps((step,)), f"{src}-{dst}, then look",
+                         (src,), (dst,))
+    lift, put = move_cells(game, state, move)
+    return Shown(kind, seat, state, move, game.move_text(state, move), lift, put)
