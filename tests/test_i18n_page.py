@@ -6,19 +6,33 @@ and the page's script (through the words in the initial JSON) alike. A real serv
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 from collections.abc import Iterator
 from html import unescape
+from pathlib import Path
 from typing import Any
 
 import pytest
-from net_fixtures import ServerThread, chromium_driver
+from net_fixtures import (
+    REFEREE,
+    Broker,
+    ServerThread,
+    broker,
+    chromium_driver,
+    end_session,
+    request,
+    wait_for,
+)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from pi_app.net.dashboard import DashboardConfig, build_dashboard
 from pi_app.net.web import create_station_app
 from pi_app.referee.feed import StationFeed
+
+__all__ = ["broker"]
 
 OVER = {"board": "table-9", "status": "over", "seq": 3, "game": "topple",
         "title": "Tiki Topple", "players": ["Ana", ""], "scores": [20, 20], "winners": [0, 1],
@@ -105,3 +119,46 @@ def test_in_the_browser_the_live_page_stays_in_its_language(
     assert driver.find_element(By.ID, "status").text == "discrepanza"
     feed.update({**OVER, "status": "playing", "seq": 5, "winners": None, "to_move": 1})
     wait.until(lambda d: d.find_element(By.ID, "waiting").text == "Tocca a Giocatore 2.")
+
+
+# -- the dashboard's public overview -------------------------------------------------------------
+def test_the_feed_words_follow_the_dashboard_language() -> None:
+    from pi_app.i18n import translator
+    from pi_app.net.eventlog import feed_text
+    from pi_app.net.pages import dashboard_words
+
+    italian = dashboard_words(translator("it").gettext)
+    assert feed_text(heard=None, online=None, behind=None, now=0.0) == "never connected"
+    assert feed_text(heard=None, online=None, behind=None, now=0.0, words=italian) == \
+        "mai collegato"
+    assert feed_text(heard=0.0, online=False, behind=None, now=300.0, words=italian) == \
+        "ultimo segnale 5 min fa"
+    assert feed_text(heard=0.0, online=True, behind=9.0, now=120.0, words=italian) == \
+        "9 s di ritardo · silenzio 2 min"
+
+
+@pytest.mark.realtime
+def test_the_dashboard_overview_speaks_the_viewers_language(broker: Broker,
+                                                            tmp_path: Path) -> None:
+    """A real dashboard (real broker) lists two configured boards that never spoke."""
+    end_session(broker, REFEREE)
+    config = DashboardConfig(event="lyon-open", db=tmp_path / "referee.sqlite",
+                             broker=broker.options(REFEREE), secret=os.urandom(32),
+                             boards=("t1", "t2"))
+    app, desk = build_dashboard(config)
+    running = ServerThread(app).start()
+    try:
+        wait_for(desk.ready.is_set, 10, "the dashboard's subscription")
+        french = request(running.port, "GET", "/",
+                         headers={"Accept-Language": "fr-BE,fr;q=0.9"})
+        italian = request(running.port, "GET", "/?lang=it")
+        english = request(running.port, "GET", "/", headers={"Accept-Language": "de"})
+    finally:
+        running.stop()
+    assert '<html lang="fr">' in french.text and "2 plateaux" in french.text
+    assert "<th>Dernier coup</th>" in french.text
+    assert unescape(french.text).count("jamais connecté") == 2
+    assert '<html lang="it">' in italian.text and "mai collegato" in italian.text
+    assert "accept-language" in french.headers.get("vary", "").lower()
+    assert "2 boards" in english.text and "never connected" in english.text
+    assert _words(italian.text)["s_never"] == "mai collegato"

@@ -52,9 +52,11 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
+from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
+from pi_app.net.eventlog import feed_text
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
 from pi_app.net.tournament_app import Access, ExtraRoutes
 from pi_app.net.web import HEARTBEAT, SecurityHeaders, client_of, sse, static_routes
@@ -78,25 +80,32 @@ class _Stream(StreamingResponse):
             self.done()
 
 
-def _malformed(row: Mapping[str, Any]) -> str:
+def _malformed(row: Mapping[str, Any], words: dict[str, str]) -> str:
     if not row["malformed"]:
         return ""
+    said = pages.say(words, "malformed", count=row["malformed"])
     return (f' <span class="warn malformed" title="{escape(str(row["problem"] or ""))}">'
-            f'malformed {row["malformed"]}</span>')
+            f'{escape(said)}</span>')
 
 
-def _row(r: Mapping[str, Any]) -> str:
-    """One board's overview row, as the page's script builds it too (``DASHBOARD_JS`` row)."""
+def _row(r: Mapping[str, Any], words: dict[str, str] | None = None) -> str:
+    """One board's overview row, as the page's script builds it too (``DASHBOARD_JS`` row),
+    in ``words``' language (default English)."""
+    said = words or pages.dashboard_words(translator("en").gettext)
     board = escape(r["board"])
-    gap = ' <span class="warn">gap</span>' if r["gaps"] else ""
+    gap = f' <span class="warn">{escape(said["gap"])}</span>' if r["gaps"] else ""
     result = (r["last_result"] or {}).get("text", "")
     players = " \u2013 ".join(str(p) for p in r["players"])
     moves = r["moves"] if r["game"] else ""
-    feed = "" if r["status"] == "never" else r["feed"]  # the badge says it already
+    heard = r["heard_s"]
+    feed = "" if r["status"] == "never" else feed_text(  # the badge says it already
+        heard=None if heard is None else -float(heard), online=r["online"],
+        behind=r["behind_s"], now=0.0, known=True, words=said)
+    status = said.get(f"s_{r['status']}", r["status_text"])
     return (f'<tr id="row-{board}" data-status="{escape(r["status"])}">'
             f'<td class="c-board"><a href="/board/{board}">{board}</a></td>'
             f'<td class="c-status"><span class="badge s-{escape(r["status"])}">'
-            f'{escape(r["status_text"])}</span>{gap}{_malformed(r)}</td>'
+            f'{escape(status)}</span>{gap}{_malformed(r, said)}</td>'
             f'<td class="c-game">{escape(str(r["title"] or ""))}</td>'
             f'<td class="c-players">{escape(players)}</td>'
             f'<td class="c-scores">{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
@@ -142,12 +151,19 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
 
     async def overview(request: Request) -> Response:
         user = referee(request)
+        lang = choose(request.headers.get("accept-language"), request.query_params.get("lang"))
+        words = pages.dashboard_words(translator(lang).gettext)
         rows = desk.overview(full=user is not None)
-        body = "".join(_row(r) for r in rows)
-        html = pages.render(pages.DASHBOARD_HTML, event=desk.event, count=len(rows), rows=body,
+        body = "".join(_row(r, words) for r in rows)
+        html = pages.render(pages.DASHBOARD_HTML, event=desk.event, rows=body,
+                            count=pages.say(words, "boards", count=len(rows)),
+                            lang=lang, languages=pages.language_links(lang),
+                            initial=pages.json_for_script({"words": words}),
                             csrf=csrf_of(request),
-                            account=pages.account_html(user, csrf_of(request)))
-        return HTMLResponse(html)
+                            account=pages.account_html(user, csrf_of(request)),
+                            **{f"w_{key}": value for key, value in words.items()})
+        # The same address answers in the viewer's language: caches must keep them apart.
+        return HTMLResponse(html, headers={"vary": "Accept-Language"})
 
     async def board_page(request: Request) -> Response:
         name = request.path_params["board"]

@@ -199,18 +199,27 @@ def _ago(seconds: float) -> str:
 
 
 def feed_text(*, heard: float | None, online: bool | None, behind: float | None,
-              now: float, known: bool = False) -> str:
+              now: float, known: bool = False, words: dict[str, str] | None = None) -> str:
     """How fresh a board's feed is, for the overview: "never connected", "live",
-    "3 s behind", "live · quiet 4 min", "last heard 5 min ago".
+    "3 s behind", "live · quiet 4 min", "last heard 5 min ago" (in ``words``' language:
+    :func:`pi_app.net.pages.dashboard_words`; default English).
 
     ``known`` with no ``heard``: the broker's retained copies tell of the station, but it has
     not spoken since this dashboard started (and no earlier time is stored)."""
+    said = {**_FEED_WORDS, **(words or {})}
     if heard is None:
-        return "not heard since start" if known else "never connected"
+        return said["not_heard"] if known else said["s_never"]
     quiet = now - heard
     if online is False:
-        return f"last heard {_ago(quiet)} ago"
-    text = "live" if behind is None or behind <= LIVE_WITHIN else f"{_ago(behind)} behind"
+        return said["last_heard"].format(ago=_ago(quiet))
+    text = said["live"] if behind is None or behind <= LIVE_WITHIN else \
+        said["behind"].format(ago=_ago(behind))
     if quiet > QUIET_AFTER:
-        text += f" · quiet {_ago(quiet)}"
+        text += " · " + said["quiet"].format(ago=_ago(quiet))
     return text
+
+
+#: :func:`feed_text`'s words in English (the dashboard's words replace them).
+_FEED_WORDS = {"not_heard": "not heard since start", "s_never": "never connected",
+               "last_heard": "last heard {ago} ago", "live": "live", "behind": "{ago} behind",
+               "quiet": "quiet {ago}"}
