@@ -263,6 +263,46 @@ def test_the_page_offers_a_draw_but_only_the_station_ok_agrees(tmp_path: Path) -
 
 
 def test_a_record_with_a_bad_draw_field_is_refused() -> None:
-    record = json.loads(Path("pi_app/data/manami-example.tiki.json").read_text())
+    example = Path(__file__).parents[1] / "pi_app/data/manami-example.tiki.json"
+    record = json.loads(example.read_text(encoding="utf-8"))
     with pytest.raises(RecordError, match="draw_agreed"):
         replay({**record, "draw_agreed": "yes"})
+
+
+@pytest.mark.realtime
+def test_the_page_over_http_chooses_options_shows_them_and_offers_a_draw(
+        tmp_path: Path) -> None:
+    """The real page: an unknown option is a 409 with its sentence and changes nothing; known
+    ones start the game and the page names them; a draw from the page waits for the station."""
+    from net_fixtures import ServerThread, request
+
+    from pi_app.net.web import create_station_app
+
+    station = _station(tmp_path)
+    server = ServerThread(create_station_app(station.feed, token="2468")).start()
+    auth = {"Authorization": "Bearer 2468"}
+    try:
+        first = station.session.game_id
+        bad = request(server.port, "POST", "/api/action/new_game",
+                      {"game": "manami", "options": {"shamen": True}}, auth)
+        assert bad.status == 409 and "no option 'shamen'" in bad.json()["error"]
+        assert request(server.port, "POST", "/api/action/new_game",
+                       {"options": "shaman"}, auth).status == 400
+        assert station.session.game_id == first
+        ok = request(server.port, "POST", "/api/action/new_game",
+                     {"game": "manami", "options": {"shaman": True, "shaman_off_board": True}},
+                     auth)
+        assert ok.status == 200 and station.session.game_id != first
+        page = request(server.port, "GET", "/")
+        assert "Tiki (Manami island) · shaman enters" in page.text
+        state = request(server.port, "GET", "/api/state").json()
+        assert state["snapshot"]["options"] == ["shaman enters"]
+        server.call(lambda: _in_play(station))
+        assert request(server.port, "POST", "/api/action/draw", {}).status == 401
+        offered = request(server.port, "POST", "/api/action/draw", {}, auth)
+        assert offered.status == 200 and not station.draw_agreed()
+        server.call(lambda: station.step(ButtonPressed(3.0, "ok"), 3.0))
+        assert station.draw_agreed()
+        assert request(server.port, "GET", "/api/state").json()["snapshot"]["winners"] == []
+    finally:
+        server.stop()

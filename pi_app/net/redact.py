@@ -150,6 +150,7 @@ SNAPSHOT_FIELDS: dict[str, Shape] = {
     "moves": _texts, "view": _view, "guidance": _texts, "marks": _marks,
     "island": _nested({"villages": _numbers, "supply": _plain, "spoiled": _plain}),
     "prompt": _nested({"kind": _plain, "options": _texts, "selected": _plain}),
+    "options": _texts,  # the rule options' short words (pi_app.referee.rule_options.labels)
 }
 
 
