@@ -80,6 +80,24 @@ def page_words(_: Callable[[str], str]) -> dict[str, str]:
     }
 
 
+def dashboard_words(_: Callable[[str], str]) -> dict[str, str]:
+    """The words of the dashboard's overview (the public grid) in one language, as
+    :func:`page_words` are the station page's: the server's rows and the script's."""
+    return {
+        "board": _("Board"), "status": _("Status"), "game": _("Game"), "players": _("Players"),
+        "scores": _("Scores"), "moves": _("Moves"), "last_move": _("Last move"),
+        "feed": _("Feed"), "result": _("Result"), "boards": _("{count} boards"),
+        "tournament": _("tournament"), "language": _("Language"), "gap": _("gap"),
+        "malformed": _("malformed {count}"), "not_heard": _("not heard since start"),
+        "last_heard": _("last heard {ago} ago"), "live": _("live"),
+        "behind": _("{ago} behind"), "quiet": _("quiet {ago}"),
+        "s_never": _("never connected"), "s_playing": _("playing"),
+        "s_waiting": _("waiting"), "s_mismatch": _("mismatch"), "s_fault": _("fault"),
+        "s_offline": _("offline"), "s_over": _("game over"), "s_confirmed": _("confirmed"),
+        "s_unknown": _("unknown"),
+    }
+
+
 def say(words: dict[str, str], key: str, **values: Any) -> str:
     """One of :func:`page_words` with its ``{placeholders}`` filled."""
     return words[key].format(**values)
@@ -445,18 +463,21 @@ live();
 """
 
 DASHBOARD_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{{lang}}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf" content="{{csrf}}">
 <title>{{event}} · referee</title><link rel="stylesheet" href="/static/site.css"></head>
-<body><header><h1>{{event}}</h1><span id="boards-count">{{count}} boards</span>
-<a href="/tournament" id="tournament-link">tournament</a>
+<body><header><h1>{{event}}</h1><span id="boards-count">{{count}}</span>
+<a href="/tournament" id="tournament-link">{{w_tournament}}</a>
+<nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>
 {{{account}}}</header>
 <main><section class="grid-box">
-<table class="grid"><thead><tr><th>Board</th><th>Status</th><th>Game</th><th>Players</th>
-<th>Scores</th><th>Moves</th><th>Last move</th><th>Feed</th><th>Result</th></tr></thead>
+<table class="grid"><thead><tr><th>{{w_board}}</th><th>{{w_status}}</th><th>{{w_game}}</th>
+<th>{{w_players}}</th><th>{{w_scores}}</th><th>{{w_moves}}</th><th>{{w_last_move}}</th>
+<th>{{w_feed}}</th><th>{{w_result}}</th></tr></thead>
 <tbody id="grid">{{{rows}}}</tbody></table>
 </section></main>
+<script type="application/json" id="initial">{{{initial}}}</script>
 <script src="/static/dashboard.js"></script></body></html>
 """
 
@@ -502,6 +523,10 @@ LOGIN_HTML = """<!doctype html>
 """
 
 DASHBOARD_JS = COMMON_JS + r"""
+// The overview's words in its viewer's language (pages.dashboard_words); the board page
+// has none yet and stays English.
+const initialBox = document.getElementById("initial");
+if (initialBox) W = JSON.parse(initialBox.textContent).words || {};
 const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
 const boardId = document.body.dataset.board;
 const referee = document.body.dataset.referee === "yes";
@@ -517,13 +542,14 @@ function ago(s) {
 }
 function feedText(s, held) {
   if (s.heard_s === null || s.heard_s === undefined) {
-    return s.status === "never" ? "never connected" : "not heard since start";
+    return s.status === "never" ? say("s_never", "never connected")
+                                : say("not_heard", "not heard since start");
   }
   const quiet = s.heard_s + held;
-  if (s.online === false) return "last heard " + ago(quiet) + " ago";
-  let text = (s.behind_s === null || s.behind_s <= LIVE_WITHIN) ? "live" :
-    ago(s.behind_s) + " behind";
-  if (quiet > QUIET_AFTER) text += " \u00b7 quiet " + ago(quiet);
+  if (s.online === false) return say("last_heard", "last heard {ago} ago", {ago: ago(quiet)});
+  let text = (s.behind_s === null || s.behind_s <= LIVE_WITHIN) ? say("live", "live") :
+    say("behind", "{ago} behind", {ago: ago(s.behind_s)});
+  if (quiet > QUIET_AFTER) text += " \u00b7 " + say("quiet", "quiet {ago}", {ago: ago(quiet)});
   return text;
 }
 const shown = new Map();  // board -> [summary, performance.now() when it came]
@@ -546,12 +572,13 @@ function row(s) {
   link.href = "/board/" + encodeURIComponent(s.board);
   const cell = el("td"); cell.append(link);
   cell.className = "c-board";
-  const badge = el("span", s.status_text || s.status,
+  const badge = el("span", say("s_" + s.status, s.status_text || s.status),
                    "badge s-" + String(s.status).replace(/[^a-z_]/g, ""));
   const status = el("td", null, "c-status"); status.append(badge);
-  if (s.gaps) status.append(el("span", " gap", "warn"));
+  if (s.gaps) status.append(el("span", " " + say("gap", "gap"), "warn"));
   if (s.malformed) {
-    const bad = el("span", " malformed " + s.malformed, "warn malformed");
+    const bad = el("span", " " + say("malformed", "malformed {count}", {count: s.malformed}),
+                   "warn malformed");
     bad.title = s.problem || "";
     status.append(bad);
   }
@@ -572,7 +599,8 @@ function showRow(s) {
   const rows = Array.from(grid.children);
   const after = rows.find((r) => r.id > fresh.id);
   grid.insertBefore(fresh, after || null);
-  document.getElementById("boards-count").textContent = grid.children.length + " boards";
+  document.getElementById("boards-count").textContent =
+    say("boards", "{count} boards", {count: grid.children.length});
 }
 function showBoard(s) {
   shown.set(s.board, [s, performance.now()]);

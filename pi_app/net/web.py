@@ -25,7 +25,9 @@ Routes:
 ``GET /games``         the station's games, newest first (:mod:`pi_app.net.archive`)
 ``GET /games/N/record.json``  game N's record as ``tikiboard export`` writes it; the game
                        still in play only as its public record
-``POST /api/action/N`` ``undo``, ``new_game`` (``{"game", "players", "options"}``),
+``POST /api/action/N`` ``undo``, ``new_game`` (``{"game", "players", "options", "bots"}``),
+                       ``hint`` (the best move for the player to move; refused when
+                       ``[station] hints`` is false),
                        ``override`` (``{"text"}``), ``draw`` (offers a draw the other player
                        agrees with OK on the station): needs ``Authorization: Bearer PIN``
                        (or ``X-Station-Token``)
@@ -204,7 +206,8 @@ class BadAction(ValueError):
 
 #: The arguments an action body may carry, and what each must be.
 ACTION_FIELDS = {"game": "a text", "players": "a list of texts", "text": "a text",
-                 "options": "an object of rule options"}
+                 "options": "an object of rule options",
+                 "bots": "an object of seat: level (the station's seats)"}
 
 
 def action_args(raw: bytes) -> dict[str, Any]:
@@ -228,7 +231,7 @@ def action_args(raw: bytes) -> dict[str, Any]:
         if key == "players":
             ok = isinstance(value, list) and all(isinstance(t, str) and _encodable(t)
                                                  for t in value)
-        elif key == "options":  # the station checks the names and values against the engine
+        elif key in ("options", "bots"):  # the station checks names and values itself
             ok = isinstance(value, dict) and _encodable(json.dumps(value, ensure_ascii=False))
         else:
             ok = isinstance(value, str) and _encodable(value)
