@@ -106,6 +106,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         browser.quit()
 
 
+@pytest.mark.realtime
 def test_in_the_browser_the_live_page_stays_in_its_language(
         driver: Any, server: tuple[ServerThread, StationFeed]) -> None:
     """The script redraws from the stream in the page's language, not in English."""

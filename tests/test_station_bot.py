@@ -283,6 +283,7 @@ def test_the_page_takes_bots_and_the_hint_action(tmp_path: Path) -> None:
     assert "hint" in table.station.feed.actions
 
 
+@pytest.mark.realtime
 def test_demo_vs_bot_has_the_hands_carry_out_the_station_moves(tmp_path: Path) -> None:
     """``tikiboard demo --vs-bot``: through the real daemon, the hands play P1 and carry out
     P2's moves as the station shows them (the station takes no other move for its seat)."""
