@@ -84,7 +84,7 @@ def example_record(game: str) -> str:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """A whole game played by simulated hands through the real station, drawn live."""
-    from pi_app.referee.demo import main as demo_main
+    from pi_app.demo import main as demo_main
 
     return demo_main(args.game, args.seed, args.turns, args.picture, speed=args.speed,
                      web=args.web, keep=args.keep, vs_bot=args.vs_bot)

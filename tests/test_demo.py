@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
+from pi_app.demo import HEIGHT, WIDTH, DemoPlayers, frame_lines, outcome, visible
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationSection
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import HEIGHT, WIDTH, DemoPlayers, frame_lines, outcome, visible
 from pi_app.referee.station import Station
 from pi_app.station_main import serve
 

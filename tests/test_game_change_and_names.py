@@ -32,12 +32,12 @@ from net_fixtures import request
 from PIL import Image
 from test_station_e2e import prefix, preload
 
+from pi_app.demo import DemoPlayers
 from pi_app.net.broker import free_port, wait_connectable
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config, Web
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore

@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 from net_fixtures import EVENT, Broker, broker, password_of
 
+from pi_app.demo import DemoPlayers
 from pi_app.net.broker import free_port
 from pi_app.referee.config import Config, Mqtt
 from pi_app.referee.config import Station as StationSection
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.station_main import serve
 

@@ -39,6 +39,7 @@ import pytest
 from net_fixtures import ServerThread, chromium_driver, request, wait_for
 from selenium.webdriver.common.by import By
 
+from pi_app.demo import DemoPlayers
 from pi_app.net.broker import free_port, wait_connectable
 from pi_app.net.limits import StreamCap
 from pi_app.net.simstation import SimStation
@@ -46,7 +47,6 @@ from pi_app.net.web import create_station_app
 from pi_app.referee.config import Config, ConfigError, Web, load_config
 from pi_app.referee.config import Station as StationSection
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.station_main import serve
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
+from pi_app.demo import DemoPlayers
 from pi_app.games import get_game
 from pi_app.records import replay
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore

@@ -25,10 +25,10 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from pi_app.demo import DemoPlayers
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.sim.hands import Noise
 from pi_app.station_main import serve

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.board.follower import MoveAccepted
+from pi_app.demo import DemoPlayers
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.demo import DemoPlayers
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
 from pi_app.station_main import serve
