@@ -287,3 +287,28 @@ def test_the_first_boot_set_up_chooses_the_language(tmp_path: Path) -> None:
     with pytest.raises(SetupError) as refused:
         setup.answers_to_toml({**answers, "language": "de"})
     assert refused.value.field == "language"
+
+
+#: The station's fixed messages (pi_app/referee/station.py marks them with N_): the set-up
+#: screen shows two lines of them, the play screen one.
+STATION_MESSAGES = ("round over", "new round: set up the line", "draw agreed",
+                    "Stack two pieces on each start field",
+                    "set-up complete: hands off the board")
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_the_station_messages_fit_their_lines(lang: str) -> None:
+    gettext_ = i18n.translator(lang).gettext
+    for message in STATION_MESSAGES:
+        said = gettext_(message)
+        assert lang == i18n.SOURCE or said != message, (lang, message)
+        assert len(fb.wrap(said, fb.SIZE[0])) <= 2, (lang, said)
+        if len(message) <= 21:  # the ones the play screen shows on its last line
+            assert fb.text_width(said) <= fb.SIZE[0], (lang, said)
+
+
+def test_the_setup_screen_says_the_station_message_in_its_language(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = replace(render_docs.SCREENS["setup"], fixes=())
+    _, _, drawn = _render(monkeypatch, "fr", scene)
+    assert "nouvelle manche :" in [words for _x, _y, words, _s in drawn]

@@ -632,14 +632,21 @@ def _play(c: _Canvas, scene: Scene) -> None:
         y = c.line(_TOP, c._("{name} to move").format(name=player_name(scene, scene.to_move)),
                    big=True)
     else:
-        y = c.line(_TOP, scene.message or c._("Wait"), big=True)
+        y = c.line(_TOP, _said(c, scene.message) or c._("Wait"), big=True)
     _scores(c, scene, y + 1, () if scene.to_move is None else (scene.to_move,))
     if scene.last_move:
         c.text(0, _ROW4, fit(c._("Last: {move}").format(move=scene.last_move), c.width))
     if scene.message and scene.to_move is not None:
-        c.text(0, _ROW5, fit(scene.message, c.width))
+        c.text(0, _ROW5, fit(_said(c, scene.message), c.width))
     elif scene.options:
         c.text(0, _ROW5, fit(scene.options, c.width))
+
+
+def _said(c: _Canvas, message: str) -> str:
+    """The station's message in the screen's language where the catalog has it (the station
+    marks its fixed messages with ``N_``); any other (a reason naming a file, a count) as it
+    is. Never looks up "": gettext's "" is the catalog's header."""
+    return c._(message) if message else ""
 
 
 def _fix_lines(c: _Canvas, fix: Fix, lang: str) -> None:
@@ -656,7 +663,7 @@ def _setup(c: _Canvas, scene: Scene) -> None:
         c.line(_TOP, c._("Set up"), big=True)
         c.line(_BIG2, c._("Place the pieces"))
         c.line(_ROW4 - 1, c._("as the lights show"))
-    for i, text in enumerate(wrap(scene.message, c.width)[:2]):
+    for i, text in enumerate(wrap(_said(c, scene.message), c.width)[:2]):
         c.text(0, _ROW4 + 1 + i * 10, text)
 
 

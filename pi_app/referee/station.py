@@ -41,6 +41,7 @@ from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
+from pi_app.i18n import N_
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
 from pi_app.records import fold
 from pi_app.referee import feedback as fb
@@ -390,7 +391,7 @@ class Station:
                 self.status.message = ""
             return
         if now < self._deal_at:
-            self.status.message = "round over"
+            self.status.message = N_("round over")
             return
         new_state = game.deal(state, self.rng)
         round_record = _round_record(game.name, new_state)
@@ -398,7 +399,7 @@ class Station:
         self._deal_at = None
         self.follower.reset(new_state)
         self.status.phase = "setup"
-        self.status.message = "new round: set up the line"
+        self.status.message = N_("new round: set up the line")
         self._await_cards_if_due()
 
     def next_deadline(self, now: float) -> float | None:
@@ -512,7 +513,7 @@ class Station:
         self.feed.event(event)
         self.status.prompt = None
         self.status.phase = "over"
-        self.status.message = "draw agreed"
+        self.status.message = N_("draw agreed")
 
     def _not_on_this_board(self, game_name: str) -> str:
         titles = " and ".join(get_game(g).title for g in self.games)
@@ -534,7 +535,7 @@ class Station:
                 or self.store.events(self.session.game_id, ("setup_read",))):
             return
         self.status.reading = StackOrder()
-        self.status.message = "Stack your pieces: two on each of your start fields"
+        self.status.message = N_("Stack two pieces on each start field")
 
     def _read_setup(self, now: float) -> None:
         from pi_app.referee.setup_reader import start_state, tactiki_setup
@@ -549,7 +550,7 @@ class Station:
             self.status.message = why
             return
         if now - self.follower.tracker.last_change < 1.0 or not observation.complete:
-            self.status.message = "set-up complete: hands off the board"
+            self.status.message = N_("set-up complete: hands off the board")
             return
         state = start_state(record)
         self.store.abandon(self.session.game_id)
