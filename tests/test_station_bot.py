@@ -289,7 +289,7 @@ def test_demo_vs_bot_has_the_hands_carry_out_the_station_moves(tmp_path: Path) -
     P2's moves as the station shows them (the station takes no other move for its seat)."""
     import io
 
-    from pi_app.referee.demo import run_demo
+    from pi_app.demo import run_demo
 
     out = io.StringIO()
     station = asyncio.run(run_demo("manami", seed=3, max_turns=6, speed=8.0, out=out,
