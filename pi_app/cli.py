@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pi_app import __version__
 from pi_app.games import GAME_NAMES, GameError, get_game
+from pi_app.i18n import LANGUAGES
 from pi_app.records import Replay, load_record, parse_record, replay
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -29,26 +30,40 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _print_replay(result: Replay, names: Sequence[str] = ()) -> None:
+def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -> None:
     """The replay for a person: players by name (a station's record has them) or "Player 1",
-    "Player 2"... (records count from 0, people from 1)."""
-    from pi_app.referee.players import names_or_numbers
+    "Player 2"... (records count from 0, people from 1), in ``lang`` (``--lang``). The
+    engine's own words (its description of the position, an illegal move's reason) stay
+    English: the engines say them in one language."""
+    from pi_app.i18n import translator
 
+    _ = translator(lang).gettext
     game, state = result.game, result.state
     scores = game.scores(state)
-    people = names_or_numbers(names, len(scores))
+    given = [str(n) for n in names[:len(scores)]]
+    people = given + [_("Player {number}").format(number=i + 1)
+                      for i in range(len(given), len(scores))]
     print(game.describe(state))
-    print("scores: " + ", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores)))
+    print(_("scores: {scores}").format(
+        scores=", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores))))
     winners = result.winners()
     if winners is not None:
-        print("result: " + (" and ".join(people[w] for w in winners if w < len(people))
-                            + " won" if winners else "a draw"
-                            + (" agreed by the players" if result.draw_agreed else "")))
+        won = [people[w] for w in winners if w < len(people)]
+        if won:
+            joined = won[0]
+            for name in won[1:]:
+                joined = _("{first} and {second}").format(first=joined, second=name)
+            print(_("result: {names} won").format(names=joined))
+        elif result.draw_agreed:
+            print(_("result: a draw agreed by the players"))
+        else:
+            print(_("result: a draw"))
     elif not result.finished:
-        print("the game goes on")
+        print(_("the game goes on"))
     if result.error is not None:
         where = ", ".join(f"{k} {v}" for k, v in result.error.where.items())
-        print(f"illegal move at {where}: {result.error.text!r}: {result.error.reason}")
+        print(_("illegal move at {where}: {move}: {reason}").format(
+            where=where, move=repr(result.error.text), reason=result.error.reason))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -63,7 +78,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        _print_replay(result, _names(record))
+        _print_replay(result, _names(record), args.lang)
     return EXIT_OK if result.ok else EXIT_ILLEGAL
 
 
@@ -101,7 +116,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
             continue
         print(f"== {get_game(name).title}: bundled example record ==")
         result = replay(parse_record(text))
-        _print_replay(result)
+        _print_replay(result, lang=args.lang)
         print()
         if not result.ok:
             status = EXIT_ILLEGAL
@@ -278,6 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a game record and report the result")
     p.add_argument("file", help="a NAME.tiki.json record")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="the summary's language (the engine's own words stay English)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
@@ -348,6 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("examples", help="replay the bundled example record of each game")
     p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
+    p.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="the summaries' language (the engine's own words stay English)")
     p.set_defaults(func=cmd_examples)
     return parser
 

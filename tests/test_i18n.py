@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -312,3 +313,31 @@ def test_the_setup_screen_says_the_station_message_in_its_language(
     scene = replace(render_docs.SCREENS["setup"], fixes=())
     _, _, drawn = _render(monkeypatch, "fr", scene)
     assert "nouvelle manche :" in [words for _x, _y, words, _s in drawn]
+
+
+# -- the command line's summaries ----------------------------------------------------------------
+def _tikiboard(*args: str) -> str:
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "pi_app", *args], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert run.returncode in (0, 1), run.stderr
+    return run.stdout
+
+
+def test_the_replay_summary_speaks_the_asked_language(tmp_path: Path) -> None:
+    italian = _tikiboard("examples", "--game", "manami", "--lang", "it")
+    assert "punteggi: Giocatore 1: 0, Giocatore 2: 4" in italian
+    assert "risultato: ha vinto Giocatore 2" in italian
+    english = _tikiboard("examples", "--game", "manami")
+    assert "scores: Player 1: 0, Player 2: 4" in english and "result: Player 2 won" in english
+    from test_replay_cli import CARDS, LINE
+
+    record = tmp_path / "g.tiki.json"
+    record.write_text(json.dumps({
+        "game": "topple", "options": {"players": 2}, "players": ["Ana", "Ben"],
+        "rounds": [{"line": LINE, "cards": CARDS, "first": 0, "moves": ["up1 Nani", "fly"]}]}))
+    french = _tikiboard("replay", str(record), "--lang", "fr")
+    assert "scores : Ana: 0, Ben: 0" in french and "la partie continue" in french
+    assert "coup illégal à " in french and ": 'fly' : " in french
