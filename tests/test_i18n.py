@@ -52,9 +52,14 @@ def _source_ids() -> set[str]:
     return ids
 
 
+def _parts(value: Any) -> list[str]:
+    """A catalog entry's id or translation as texts (a plural one has several)."""
+    return [str(v) for v in value] if isinstance(value, (tuple, list)) else [str(value)]
+
+
 def test_the_template_holds_exactly_the_texts_of_the_code() -> None:
     with open(LOCALE / f"{i18n.DOMAIN}.pot", "rb") as fh:
-        template = {str(m.id) for m in read_po(fh) if m.id}
+        template = {part for m in read_po(fh) if m.id for part in _parts(m.id)}
     source = _source_ids()
     assert source - template == set(), "texts not extracted: run pybabel extract (README)"
     assert template - source == set(), "texts no longer in the code: run pybabel extract"
@@ -64,13 +69,17 @@ def test_the_template_holds_exactly_the_texts_of_the_code() -> None:
 def test_every_text_is_translated(lang: str) -> None:
     catalog = _po(lang)
     ids = _source_ids()
-    translated = {str(m.id): str(m.string) for m in catalog if m.id}
+    translated: dict[str, list[str]] = {}
+    for m in catalog:
+        for part in _parts(m.id) if m.id else []:
+            translated[part] = _parts(m.string)
     assert sorted(ids - set(translated)) == [], f"{lang}: run pybabel update (README)"
-    empty = sorted(m for m in ids if not translated[m])
-    fuzzy = sorted(m.id for m in catalog if m.id and m.fuzzy)
+    empty = sorted(m for m in ids if not all(translated[m]))
+    fuzzy = sorted(str(m.id) for m in catalog if m.id and m.fuzzy)
     assert empty == [] and fuzzy == [], f"{lang}: untranslated {empty}, fuzzy {fuzzy}"
     for msgid in ids:  # the same placeholders, or .format() fails at the table
-        assert _fields(translated[msgid]) == _fields(msgid), (lang, msgid)
+        for text in translated[msgid]:
+            assert _fields(text) == _fields(msgid), (lang, msgid)
 
 
 def _fields(text: str) -> set[str]:
@@ -155,14 +164,20 @@ class _Recorder:
             self.missing.append(message)
         return self.inner.gettext(message)
 
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        if singular not in self.known:
+            self.missing.append(singular)
+        return self.inner.ngettext(singular, plural, n)
+
 
 def _known(lang: str) -> set[str]:
     if lang == i18n.SOURCE:
         with open(LOCALE / f"{i18n.DOMAIN}.pot", "rb") as fh:
-            return {str(m.id) for m in read_po(fh) if m.id}
+            return {_parts(m.id)[0] for m in read_po(fh) if m.id}
     inner = i18n.translator(lang)
     assert isinstance(inner, gettext.GNUTranslations), f"no catalog shipped for {lang}"
-    return {k for k in inner._catalog if isinstance(k, str) and k}  # type: ignore[attr-defined]
+    keys = inner._catalog  # type: ignore[attr-defined]
+    return {k[0] if isinstance(k, tuple) else k for k in keys if k and k != ("", 0)}
 
 
 def _render(monkeypatch: pytest.MonkeyPatch, lang: str,
@@ -232,8 +247,8 @@ def test_the_font_draws_every_letter_of_every_translation(lang: str) -> None:
     for message in _po(lang):
         if not message.id:
             continue
-        text = str(message.string)
-        assert fb.printable(text).count("?") == text.count("?"), (lang, text)
+        for text in _parts(message.string):
+            assert fb.printable(text).count("?") == text.count("?"), (lang, text)
     capital = fb.accent_mask("À")
     assert capital is not None and capital.getbbox() is not None
     assert fb.accent_mask("A") is None
@@ -341,3 +356,17 @@ def test_the_replay_summary_speaks_the_asked_language(tmp_path: Path) -> None:
     french = _tikiboard("replay", str(record), "--lang", "fr")
     assert "scores : Ana: 0, Ben: 0" in french and "la partie continue" in french
     assert "coup illégal à " in french and ": 'fly' : " in french
+
+
+def test_the_takeback_question_counts_the_moves_in_the_screens_language(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The follower words the option in English ("take back 2 move(s)"); the screen says it
+    from the prompt's count, with the language's plural."""
+    scene = render_docs.SCREENS["prompt-takeback"]
+    for lang, plies, expected in (("fr", 1, "annuler 1 coup"), ("it", 3, "annulla 3 mosse"),
+                                  ("nl", 2, "neem 2 zetten terug"),
+                                  ("en", 2, "take back 2 moves")):
+        assert scene.prompt is not None
+        asked = replace(scene, prompt=replace(scene.prompt, plies=plies))
+        _, _, drawn = _render(monkeypatch, lang, asked)
+        assert expected in [words for _x, _y, words, _s in drawn], (lang, drawn)

@@ -470,6 +470,7 @@ class _Canvas:
         self.width, self.height = size
         self._ = translator(lang).gettext
         """The screen's words in the station's language (English texts are the keys)."""
+        self.ngettext = translator(lang).ngettext
 
     def text(self, x: int, y: int, text: str, scale: int = 1, fill: int = 1) -> int:
         """Draw ``text`` with its ink's top-left at (x, y); returns its width."""
@@ -716,6 +717,9 @@ def _prompt(c: _Canvas, scene: Scene) -> None:
                                                                   ("MENU", "next"))))
     c.header(c._(heading), player_name(scene, scene.to_move) if scene.to_move is not None else "")
     options = prompt.options or (c._("(no options)"),)
+    if prompt.kind == "takeback" and prompt.plies > 0:  # the follower words it in English
+        options = (c.ngettext("take back {count} move", "take back {count} moves",
+                              prompt.plies).format(count=prompt.plies),)
     c.options(options, min(max(prompt.selected, 0), len(options) - 1))
     c.keys(keys)
 
