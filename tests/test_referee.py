@@ -435,22 +435,27 @@ def test_topple_players_tap_their_own_secret_tiki_cards(tmp_path: Path) -> None:
     assert again.status.cards is None and again.session.state == station.session.state
 
 
-def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> None:
+TACTIKI_STACKS = {"a1": [5, 3], "b1": [1, 4], "c1": [2, 2], "d1": [3, 5], "e1": [4, 1],
+                  "a5": [1, 2], "b5": [3, 4], "c5": [5, 5], "d5": [2, 3], "e5": [4, 1]}
+
+
+def _stack_tactiki(tmp_path: Path) -> tuple[Station, float, dict[str, set[str]]]:
+    """A TacTiki station whose players stacked :data:`TACTIKI_STACKS`, bottom first; the time
+    after the last piece, and the tag ids on each field."""
     config = Config(station=replace(StationConfig(), game="tactiki", seed=1,
                                     data_dir=str(tmp_path)))
     store = EventStore(tmp_path / "tikiboard.db")
     station = Station(config, store, registry_for("tactiki"), clock=lambda: 0.0)
     assert station.status.reading is not None and station.scene(0.0).phase == "setup"
-    chosen = {"a1": [5, 3], "b1": [1, 4], "c1": [2, 2], "d1": [3, 5], "e1": [4, 1],
-              "a5": [1, 2], "b5": [3, 4], "c5": [5, 5], "d5": [2, 3], "e5": [4, 1]}
     geometry = station.geometry
     used: set[str] = set()
+    fields: dict[str, set[str]] = {}
     t = 1.0
-    for field_name, ranks in chosen.items():
+    for field_name, ranks in TACTIKI_STACKS.items():
         owner = "T" if field_name.endswith("1") else "C"
         cell = geometry.cell(field_name)
         assert cell.reader is not None and cell.presence is not None
-        on_field: set[str] = set()
+        on_field = fields.setdefault(field_name, set())
         for rank in ranks:  # bottom first: put down one after the other
             uid = next(u for u in station.registry.uids_of(f"{owner}{rank}") if u not in used)
             used.add(uid)
@@ -459,6 +464,12 @@ def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> N
             station.step(PresenceChanged(t, cell.presence, True), t)
             station.step(None, t + 0.1)  # its contact has held closed: the piece is there
             t += 0.3
+    return station, t, fields
+
+
+def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> None:
+    station, t, _ = _stack_tactiki(tmp_path)
+    chosen = TACTIKI_STACKS
     assert station.status.reading is not None  # complete, but hands may still be on it
     station.step(None, t + 1.5)
     assert station.status.reading is None
@@ -466,6 +477,26 @@ def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> N
     assert record["setup"] == chosen and record["moves"] == []
     assert station.store.game(1).finished  # the placeholder game was set aside
     assert replay(record).state == station.session.state
+
+
+def test_the_screen_never_names_a_tactiki_rank_while_the_game_is_on(tmp_path: Path) -> None:
+    """The OLED faces both players: a piece knocked off its stack is asked back as ``T?``, and
+    a move is shown as the engine's public text (which piece a reincarnation brought back is
+    secret), never the rank its tag is registered with."""
+    station, t, fields = _stack_tactiki(tmp_path)
+    station.step(None, t + 1.5)
+    assert station.status.reading is None
+    reader = station.geometry.cell("b1").reader
+    assert reader is not None
+    top = next(u for u in fields["b1"] if station.registry.lookup(u) == "T4")
+    station.step(TagsSeen(t + 2.0, reader, frozenset(fields["b1"] - {top})), t + 2.0)
+    for dt in (2.5, 4.0, 6.0):
+        station.step(None, t + dt)
+    scene = station.scene(t + 6.0)
+    assert scene.fixes, "the knocked piece is asked back"
+    assert all(f.piece in ("T?", "C?") for f in scene.fixes), scene.fixes
+    station.status.last_move = "reincarnate 3 c1"
+    assert station.scene(t + 6.0).last_move == "reincarnate ? c1"
 
 
 def test_stack_order_follows_arrival_and_removal() -> None:

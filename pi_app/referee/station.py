@@ -385,8 +385,9 @@ class Station:
         if self._deal_at is None:
             return
         game, state = self.session.game, self.session.state
-        if game.is_over(state) or game.to_move(state) is not None:
-            self._deal_at = None  # the round's last move was undone or revised
+        if game.is_over(state) or game.to_move(state) is not None or self.draw_agreed():
+            # the round's last move was undone or revised, or the players agreed a draw
+            self._deal_at = None
             if self.status.message == "round over":
                 self.status.message = ""
             return
@@ -670,6 +671,15 @@ class Station:
         self.render(now)
 
     # -- output ----------------------------------------------------------------------------------
+    def _public(self, text: str, *, piece: bool = False) -> str:
+        """``text`` (a move, or a piece's name) as the screen may show it: the screen faces every
+        player, so while the game is on it says only what the engine calls public (a TacTiki
+        piece's name is its hidden rank: ``T4`` is shown ``T?``)."""
+        game, state = self.session.game, self.session.state
+        if game.winners(state) is not None or not text:
+            return text
+        return game.public_piece(text) if piece else game.public_text(text)
+
     def scene(self, now: float) -> fb.Scene:
         game, state, status = self.session.game, self.session.state, self.status
         phase = "setup" if self.blocked() else status.phase
@@ -698,9 +708,10 @@ class Station:
             to_move=game.to_move(state), scores=tuple(game.scores(state)),
             winners=() if self.draw_agreed() else game.winners(state),
             confirmed=status.confirmed,
-            confirmed_at=status.confirmed_at, last_move=status.last_move,
+            confirmed_at=status.confirmed_at, last_move=self._public(status.last_move),
             guidance_kind=None if guidance is None else guidance.kind,
-            fixes=() if guidance is None else guidance.fixes,
+            fixes=() if guidance is None else tuple(
+                replace(f, piece=self._public(f.piece, piece=True)) for f in guidance.fixes),
             prompt=status.prompt, prompt_cells=prompt_cells, takeback=status.takeback,
             message=status.message or self._shown_words(state) or status.notice,
             board=self.config.station.board, link_detail=status.link_detail,
