@@ -306,3 +306,25 @@ def test_the_page_over_http_chooses_options_shows_them_and_offers_a_draw(
         assert request(server.port, "GET", "/api/state").json()["snapshot"]["winners"] == []
     finally:
         server.stop()
+
+
+def test_a_draw_agreed_as_a_topple_round_ends_deals_no_next_round(tmp_path: Path) -> None:
+    """A round's last card, decided by the board, leaves the deal ``revise_window`` away; a
+    draw agreed in that time ends the game, so the deal must not come."""
+    station = _station(tmp_path, game="topple")
+    _in_play(station)
+    game, rng = station.session.game, random.Random(5)
+    while game.to_move(station.session.state) is not None:  # play the round to its end
+        before = station.session.state
+        move = game.random_move(before, rng)
+        station.session.moved(game.move_text(before, move), game.to_move(before),
+                              game.apply(before, move))
+    station.follower.reset(station.session.state, list(station.session.history))
+    station._after_move(3.0, board_decided=True)  # as the station does after that move
+    assert station._deal_at is not None and station._deal_at > 3.0
+    asyncio.run(station.feed.act("draw"))
+    station.step(ButtonPressed(3.1, "ok"), 3.1)
+    assert station.draw_agreed()
+    station.step(None, 200.0)
+    assert station.store.events(station.session.game_id, ("deal",)) == []
+    assert replay(_export(station)).to_json()["finished"] is True
