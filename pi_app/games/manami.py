@@ -636,8 +636,9 @@ class Manami(Game[ManamiState, Move]):
         for p in (0, 1):
             on_board = sum(stack.count(p) for stack in stacks)
             if reserve[p] + on_board != opts.tokens:
-                raise RecordError(f"player {p} has {reserve[p]} tokens in reserve and {on_board} "
-                                  f"on the board, but the game uses {opts.tokens}")
+                raise RecordError(f"'reserve' and 'totems' disagree: player {p} has "
+                                  f"{reserve[p]} tokens in reserve and {on_board} on the "
+                                  f"board, but the game uses {opts.tokens}")
         fruit = _pair(data["fruit"], "fruit", 10_000)
         supply = _int_in(data["supply"], 0, 10_000, "'supply'")
         spoiled = _int_in(data["spoiled"], 0, 10_000, "'spoiled'")
