@@ -239,3 +239,17 @@ def chromium_driver(user_data: Path) -> Any:
     driver.set_page_load_timeout(15)
     driver.set_script_timeout(10)
     return driver
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium per test module (``from net_fixtures import driver``).
+
+    Starting Chromium costs about a second, so the page tests of a module share one browser
+    and each test loads the page it needs; it is quit even when a test fails.
+    """
+    browser = chromium_driver(tmp_path_factory.mktemp("chromium-profile"))
+    try:
+        yield browser
+    finally:
+        browser.quit()

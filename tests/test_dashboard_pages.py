@@ -28,7 +28,7 @@ from net_fixtures import (
     Dashboard,
     ServerThread,
     broker,
-    chromium_driver,
+    driver,
     end_session,
     request,
     running_dashboard,
@@ -46,7 +46,7 @@ from pi_app.net.simstation import SimStation, flat_moves
 
 pytestmark = pytest.mark.realtime
 
-__all__ = ["broker"]
+__all__ = ["broker", "driver"]
 CLOCK = re.compile(r"^\d\d:\d\d:\d\d ")
 
 
@@ -284,15 +284,6 @@ def test_feed_words() -> None:
 
 
 # -- what a person sees ---------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser = chromium_driver(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield browser
-    finally:
-        browser.quit()
-
-
 def _text(driver: Any, css: str) -> str:
     found: str = driver.execute_script(
         "const n = document.querySelector(arguments[0]); return n ? n.textContent : '';", css)

@@ -20,7 +20,7 @@ from net_fixtures import (
     Broker,
     ServerThread,
     broker,
-    chromium_driver,
+    driver,
     end_session,
     request,
     wait_for,
@@ -32,7 +32,7 @@ from pi_app.net.dashboard import DashboardConfig, build_dashboard
 from pi_app.net.web import create_station_app
 from pi_app.referee.feed import StationFeed
 
-__all__ = ["broker"]
+__all__ = ["broker", "driver"]
 
 OVER = {"board": "table-9", "status": "over", "seq": 3, "game": "topple",
         "title": "Tiki Topple", "players": ["Ana", ""], "scores": [20, 20], "winners": [0, 1],
@@ -95,15 +95,6 @@ def test_the_page_offers_every_language_by_name(server: tuple[ServerThread,
     for code, name in (("en", "English"), ("nl", "Nederlands"), ("it", "Italiano")):
         assert f'href="?lang={code}"' in html and name in html
     assert '<b lang="fr">Français</b>' in html
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser = chromium_driver(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 @pytest.mark.realtime

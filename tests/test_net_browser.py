@@ -7,7 +7,6 @@ store -> publisher -> mosquitto -> subscriber -> desk -> server-sent events.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from net_fixtures import (
     Broker,
     ServerThread,
     broker,
-    chromium_driver,
+    driver,
     running_dashboard,
     wait_for,
 )
@@ -31,17 +30,8 @@ from pi_app.net.web import create_station_app
 
 pytestmark = pytest.mark.realtime
 
-__all__ = ["broker"]
+__all__ = ["broker", "driver"]
 EVIL = "<img src=x onerror=alert(1)>"
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser = chromium_driver(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 def _count(driver: Any, css: str) -> int:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from net_fixtures import ServerThread, chromium_driver, request
+from net_fixtures import ServerThread, driver, request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from test_referee import lay_out, swap
@@ -42,6 +42,7 @@ from pi_app.referee.store import EventStore
 
 pytestmark = pytest.mark.realtime
 
+__all__ = ["driver"]
 ADDRESS = "http://192.168.178.100:8080/"
 
 
@@ -85,15 +86,6 @@ def topple(tmp_path: Path) -> Iterator[Page]:
         yield page
     finally:
         page.stop()
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser = chromium_driver(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 def _svg_cells(svg: str, cls: str) -> set[str]:
