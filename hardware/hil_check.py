@@ -44,7 +44,7 @@ from pi_app.board.geometry import (  # noqa: E402
     load_geometry,
 )
 from pi_app.hw.pinmap import PinMapError, load_pinmap  # noqa: E402
-from pi_app.readings import PresenceChanged, Snapshot, TagsSeen  # noqa: E402
+from pi_app.readings import apply_reading  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 STEPS = ("selftest", "cells", "height", "stacks")
@@ -95,13 +95,7 @@ class BoardWatch:
         except queue.Empty:
             return
         while True:
-            if isinstance(event, TagsSeen):
-                self.tags[event.reader] = event.tags
-            elif isinstance(event, PresenceChanged):
-                self.presence[event.sensor] = event.present
-            elif isinstance(event, Snapshot):
-                self.tags = dict(enumerate(event.tags))
-                self.presence = dict(enumerate(event.presence))
+            apply_reading(event, self.tags, self.presence)
             try:
                 event = self.events.get_nowait()
             except queue.Empty:

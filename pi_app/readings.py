@@ -83,3 +83,24 @@ class HardwareFault:
 
 # What a hardware source emits: the readings the tracker consumes, plus faults for the referee.
 HwEvent = SensorEvent | HardwareFault
+
+
+def apply_reading(event: object, tags: dict[int, frozenset[str]],
+                  presence: dict[int, bool]) -> None:
+    """Fold one event into a raw picture of the board, in place: tags by reader channel,
+    presence by sensor number. A change updates its entry, a snapshot replaces the whole
+    picture, anything else leaves it as it is.
+
+    For the tools that show or judge what the readers themselves report (``tikiboard diag``,
+    ``hardware/hil_check.py``): no debounce and no cells, unlike the tracker. It lives here,
+    below every layer, so a tool can keep the picture without importing the serial link.
+    """
+    if isinstance(event, TagsSeen):
+        tags[event.reader] = event.tags
+    elif isinstance(event, PresenceChanged):
+        presence[event.sensor] = event.present
+    elif isinstance(event, Snapshot):
+        tags.clear()
+        tags.update(enumerate(event.tags))
+        presence.clear()
+        presence.update(enumerate(event.presence))

@@ -13,6 +13,14 @@ from pathlib import Path
 import pytest
 
 from pi_app.hw.pinmap import PINMAP
+from pi_app.readings import (
+    ButtonPressed,
+    HardwareFault,
+    PresenceChanged,
+    Snapshot,
+    TagsSeen,
+    apply_reading,
+)
 from pi_app.tools.diag import register
 
 pytestmark = pytest.mark.realtime
@@ -86,3 +94,19 @@ def test_hardware_never_imports_the_rules() -> None:
             words = line.split()
             if words[:1] in (["import"], ["from"]) and len(words) > 1:
                 assert not words[1].startswith(banned), f"{path.name} imports {words[1]}"
+
+
+def test_apply_reading_keeps_the_raw_picture_diag_and_hil_check_share() -> None:
+    """Changes update one entry, a snapshot replaces the picture (a reader it no longer lists
+    is gone), a fault or a button changes nothing; the same dicts stay in place."""
+    tags: dict[int, frozenset[str]] = {}
+    presence: dict[int, bool] = {}
+    apply_reading(TagsSeen(0.0, 4, frozenset({"04AA"})), tags, presence)
+    apply_reading(PresenceChanged(0.1, 2, True), tags, presence)
+    apply_reading(HardwareFault(0.2, "reader", 4, False, "no answer"), tags, presence)
+    apply_reading(ButtonPressed(0.3, "ok"), tags, presence)
+    assert tags == {4: frozenset({"04AA"})} and presence == {2: True}
+    picture = (tags, presence)
+    apply_reading(Snapshot(0.4, (frozenset(), frozenset({"04BB"})), (False,)), tags, presence)
+    assert tags == {0: frozenset(), 1: frozenset({"04BB"})} and presence == {0: False}
+    assert picture[0] is tags and picture[1] is presence

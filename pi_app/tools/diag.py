@@ -36,6 +36,7 @@ from pi_app.readings import (
     PresenceChanged,
     Snapshot,
     TagsSeen,
+    apply_reading,
 )
 
 if TYPE_CHECKING:
@@ -104,14 +105,8 @@ class BoardView:
     def apply(self, event: HwEvent) -> None:
         if isinstance(event, TagsSeen):
             self._count_foreign(event.reader, event.tags)
-        if isinstance(event, TagsSeen):
-            self.tags[event.reader] = event.tags
-        elif isinstance(event, PresenceChanged):
-            self.presence[event.sensor] = event.present
-        elif isinstance(event, Snapshot):
-            self.tags = dict(enumerate(event.tags))
-            self.presence = dict(enumerate(event.presence))
-        elif isinstance(event, HardwareFault):
+        apply_reading(event, self.tags, self.presence)
+        if isinstance(event, HardwareFault):
             if event.ok:
                 self.faults.pop((event.source, event.index), None)
             else:
