@@ -28,7 +28,7 @@ from urllib.parse import urlencode
 
 import pytest
 from net_fixtures import request
-from test_game_change_and_names import shows, until
+from test_game_change_and_names import play_then_stop, shows, until
 
 from pi_app.net.broker import free_port, wait_connectable
 from pi_app.referee.config import ConfigError, load_config, parse_config
@@ -90,17 +90,8 @@ def run_first_boot(tmp_path: Path, scenario: Scenario) -> Path:
             parts.append(hardware)
             if len(stations) > 1:
                 return
-
-            async def act() -> None:
-                try:
-                    await asyncio.to_thread(wait_connectable, "127.0.0.1", port, 10)
-                    await scenario(stations, parts, setup, port)
-                except BaseException as exc:
-                    failures.append(exc)
-                finally:
-                    stop.set()
-
-            tasks.append(asyncio.ensure_future(act()))
+            tasks.append(play_then_stop(port, lambda: scenario(stations, parts, setup, port),
+                                        stop, failures))
 
         await asyncio.wait_for(serve_configured(config, setup, stop=stop, on_ready=ready),
                                timeout=120)

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from net_fixtures import request
 from PIL import Image
-from test_station_e2e import prefix, preload
+from test_station_e2e import prefix, preload, record_steps
 
 from pi_app.demo import DemoPlayers
 from pi_app.net.broker import free_port, wait_connectable
@@ -51,6 +51,27 @@ AUTH = {"Authorization": f"Bearer {PIN}"}
 Scenario = Callable[[Station, Hardware, DemoPlayers, int], Awaitable[None]]
 
 
+def play_then_stop(port: int, play: Callable[[], Awaitable[None]], stop: asyncio.Event,
+                   failures: list[BaseException]) -> asyncio.Future[None]:
+    """Start ``play`` once the daemon's page answers on ``port``, then stop the daemon.
+
+    Called from the daemon's ``on_ready``: the scenario runs in the daemon's own loop. A failure
+    (an assertion too) is kept in ``failures`` for the test to raise after the daemon stopped,
+    because raised inside the loop it would only end the task.
+    """
+
+    async def act() -> None:
+        try:
+            await asyncio.to_thread(wait_connectable, "127.0.0.1", port, 10)
+            await play()
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            stop.set()
+
+    return asyncio.ensure_future(act())
+
+
 def run_daemon(data_dir: Path, scenario: Scenario, **station: Any) -> None:
     """Run the daemon (Tiki Topple board, page on) until ``scenario`` returns."""
     port = free_port()
@@ -64,17 +85,8 @@ def run_daemon(data_dir: Path, scenario: Scenario, **station: Any) -> None:
 
         def ready(station: Station, hardware: Hardware) -> None:
             hands = DemoPlayers(station, hardware, random.Random(3), pace=(0.05, 0.1))
-
-            async def act() -> None:
-                try:
-                    await asyncio.to_thread(wait_connectable, "127.0.0.1", port, 10)
-                    await scenario(station, hardware, hands, port)
-                except BaseException as exc:
-                    failures.append(exc)
-                finally:
-                    stop.set()
-
-            tasks.append(asyncio.ensure_future(act()))
+            tasks.append(play_then_stop(port, lambda: scenario(station, hardware, hands, port),
+                                        stop, failures))
 
         tasks: list[asyncio.Future[None]] = []
         await asyncio.wait_for(serve(config, stop=stop, on_ready=ready), timeout=120)
@@ -296,21 +308,11 @@ def test_the_winner_is_named_on_the_screen_the_page_and_in_the_replay(tmp_path: 
 
 def preload_moves(data_dir: Path, steps: list[tuple[str, Any]]) -> None:
     """Add ``steps`` to the stored game 1 (as :func:`test_station_e2e.preload` does)."""
-    from pi_app.games.topple import round_record
-
     store = EventStore(data_dir / "tikiboard.db")
     row = store.unfinished()
     assert row is not None
     session = Session.resume(store, row)
-    state, game = session.state, session.game
-    for kind, value in steps:
-        if kind == "deal":
-            session.dealt(value, round_record(value))
-            state = value
-            continue
-        after = game.apply_text(state, value)
-        session.moved(value, game.to_move(state), after)
-        state = after
+    record_steps(session, session.state, steps)
     store.close()
 
 

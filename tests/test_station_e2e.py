@@ -54,12 +54,11 @@ def prefix(game_name: str, seed: int, keep: int) -> tuple[Any, list[tuple[str, A
     return start, steps[:cut]
 
 
-def preload(data_dir: Path, game_name: str, start: Any, steps: list[tuple[str, Any]]) -> None:
+def record_steps(session: Session, state: Any, steps: list[tuple[str, Any]]) -> None:
+    """Store ``steps`` after ``state`` as the station would: a move as its text, a Topple deal
+    as ``("deal", state)`` (the new round's state)."""
     from pi_app.games.topple import round_record
 
-    store = EventStore(data_dir / "tikiboard.db")
-    session = Session.new(store, game_name, state=start, board="e2e")
-    state = start
     game = session.game
     for kind, value in steps:
         if kind == "deal":
@@ -69,6 +68,12 @@ def preload(data_dir: Path, game_name: str, start: Any, steps: list[tuple[str, A
         after = game.apply_text(state, value)
         session.moved(value, game.to_move(state), after)
         state = after
+
+
+def preload(data_dir: Path, game_name: str, start: Any, steps: list[tuple[str, Any]]) -> None:
+    store = EventStore(data_dir / "tikiboard.db")
+    session = Session.new(store, game_name, state=start, board="e2e")
+    record_steps(session, start, steps)
     store.close()
 
 
