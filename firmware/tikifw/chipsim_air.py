@@ -43,3 +43,34 @@ class AirClock:
     def sleep_us(self, us):
         """A driver's ``sleep_us`` when it runs on emulated chips: time passes, nothing else."""
         self.t += us_to_cycles(us)
+
+
+class TimedChip:
+    """What both reader-chip emulators do with time: scheduled events and one timer.
+
+    A subclass keeps ``clock`` (an :class:`AirClock`), ``events`` (a list of ``[time, kind,
+    payload]``), ``timer_expiry`` (carrier cycle of the timer's next expiry, or None while it is
+    stopped), and defines ``_event(at, kind, payload)`` and ``_timer_expired()``. Nothing runs
+    by itself: the chip catches up in :meth:`_update` whenever the host touches it, in time
+    order, so a timer that expires before a tag answers stops the exchange as on the chip.
+    """
+
+    def now(self):
+        return self.clock.t
+
+    def _update(self):
+        """Run every event and timer expiry due by now, earliest first."""
+        while True:
+            now = self.now()
+            due = None
+            for ev in self.events:
+                if ev[0] <= now and (due is None or ev[0] < due[0]):
+                    due = ev
+            if self.timer_expiry is not None and self.timer_expiry <= now and (
+                    due is None or self.timer_expiry < due[0]):
+                self._timer_expired()
+                continue
+            if due is None:
+                return
+            self.events.remove(due)
+            self._event(due[0], due[1], due[2])

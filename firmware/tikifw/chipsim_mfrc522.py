@@ -19,7 +19,7 @@ answering after the frame delay time of ISO/IEC 14443-3. Not modelled: CRC copro
 authentication, analogue settings (stored only).
 """
 
-from tikifw.chipsim_air import FRAME_OVERHEAD, SPI_BYTE, AirClock
+from tikifw.chipsim_air import FRAME_OVERHEAD, SPI_BYTE, AirClock, TimedChip
 from tikifw.crc import crc_a
 
 # --- registers (data sheet 9.2 register overview; miguelbalboa MFRC522.h; gobot register file) -
@@ -121,7 +121,7 @@ REQA, WUPA, HLTA, CASCADE_TAG = 0x26, 0x52, 0x50, 0x88
 SEL = (0x93, 0x95, 0x97)
 
 
-class Mfrc522Chip:
+class Mfrc522Chip(TimedChip):
     """One MFRC522; ``uids()`` returns the ISO 14443-A UIDs (4, 7 or 10 bytes) in its field."""
 
     def __init__(self, uids, clock=None, version=0x92):
@@ -144,26 +144,6 @@ class Mfrc522Chip:
         self.events = []
         self.timer_expiry = None
         self.cards = {}
-
-    # --- time -----------------------------------------------------------------------------------
-    def now(self):
-        return self.clock.t
-
-    def _update(self):
-        while True:
-            now = self.now()
-            due = None
-            for ev in self.events:
-                if ev[0] <= now and (due is None or ev[0] < due[0]):
-                    due = ev
-            if self.timer_expiry is not None and self.timer_expiry <= now and (
-                    due is None or self.timer_expiry < due[0]):
-                self._timer_expired()
-                continue
-            if due is None:
-                return
-            self.events.remove(due)
-            self._event(due[0], due[1], due[2])
 
     # --- SPI (data sheet 8.1.2.3: address byte = read bit 7, address bits 6:1, bit 0 zero) -------
     def begin(self):

@@ -27,7 +27,15 @@ Modelled:
 Not modelled: the analogue front end, EEPROM, timers T0/T2 (their registers just store), LPCD.
 """
 
-from tikifw.chipsim_air import FC, FRAME_OVERHEAD, PIN_READ, SPI_BYTE, AirClock, us_to_cycles
+from tikifw.chipsim_air import (
+    FC,
+    FRAME_OVERHEAD,
+    PIN_READ,
+    SPI_BYTE,
+    AirClock,
+    TimedChip,
+    us_to_cycles,
+)
 
 # --- host interface instructions (data sheet 11.4.3.3 "Host Interface Command List";
 #     ATrappmann PN5180.cpp and NXP phhalHw_Pn5180_Instr.h give the same codes) ---------------
@@ -164,7 +172,7 @@ INVENTORY_ANSWER_BYTES = 10  # flags, DSFID, UID (the CRC is checked and dropped
 BUSY_CYCLES = us_to_cycles(5)  # BUSY after each frame: the emulator's figure, not NXP's
 
 
-class Pn5180Chip:
+class Pn5180Chip(TimedChip):
     """One PN5180; ``uids()`` returns the ISO 15693 UIDs (MSB first) in its field now."""
 
     def __init__(self, uids, clock=None):
@@ -186,34 +194,13 @@ class Pn5180Chip:
         self.rx_status = 0
         self.rx_data = b""
         self.events = []  # [time, kind, payload], processed in time order by _update
-        self.t1_expiry = None
+        self.timer_expiry = None  # timer T1's (T0 and T2 are not modelled)
         self.slots = None
         self.slot = 0
         self.pending = None
         self.frame = None
         self.reading = False
         self.busy_until = 0
-
-    # --- time ---------------------------------------------------------------------------------
-    def now(self):
-        return self.clock.t
-
-    def _update(self):
-        """Run every event due by now, earliest first."""
-        while True:
-            now = self.now()
-            due = None
-            for ev in self.events:
-                if ev[0] <= now and (due is None or ev[0] < due[0]):
-                    due = ev
-            if self.t1_expiry is not None and self.t1_expiry <= now and (
-                    due is None or self.t1_expiry < due[0]):
-                self._t1_expired()
-                continue
-            if due is None:
-                return
-            self.events.remove(due)
-            self._event(due[0], due[1], due[2])
 
     # --- SPI ----------------------------------------------------------------------------------
     def begin(self):
@@ -303,9 +290,9 @@ class Pn5180Chip:
         if reg == RX_STATUS:
             return self.rx_status
         if reg == TIMER1_STATUS:
-            if self.t1_expiry is None:
+            if self.timer_expiry is None:
                 return 0
-            left = (self.t1_expiry - self.now()) // self._t1_tick()
+            left = (self.timer_expiry - self.now()) // self._t1_tick()
             return T_RUNNING | (min(left, T_VALUE_MASK) & T_VALUE_MASK)
         if reg == RF_STATUS:
             value = self.state << TRANSCEIVE_STATE_SHIFT
@@ -410,22 +397,22 @@ class Pn5180Chip:
 
     def _t1_start(self, at=None):
         if self.regs.get(TIMER1_CONFIG, 0) & T1_ENABLE:
-            self.t1_expiry = (self.now() if at is None else at) + self.t1_period_cycles()
+            self.timer_expiry = (self.now() if at is None else at) + self.t1_period_cycles()
 
     def _t1_event(self, start_bit, stop_bit, at=None):
         config = self.regs.get(TIMER1_CONFIG, 0)
         if config & stop_bit:
-            self.t1_expiry = None
+            self.timer_expiry = None
         if config & start_bit:
             self._t1_start(at)
 
-    def _t1_expired(self):
-        at = self.t1_expiry
+    def _timer_expired(self):  # timer T1, the one modelled
+        at = self.timer_expiry
         self.irq |= TIMER1_IRQ
         if self.regs.get(TIMER1_CONFIG, 0) & T1_RELOAD_ENABLE and self.t1_period_cycles():
-            self.t1_expiry = at + self.t1_period_cycles()
+            self.timer_expiry = at + self.t1_period_cycles()
         else:
-            self.t1_expiry = None
+            self.timer_expiry = None
 
     # --- transmission and the tags' answers ---------------------------------------------------
     def _send(self, data):
