@@ -220,3 +220,26 @@ def test_a_contact_closing_early_under_a_carried_token_places_nothing() -> None:
     out = rig.deliver(sorted([*rig.sensors.run(actions), *blip], key=lambda e: e.t))
     assert Rig.accepted(out) == ["place a2"]
     assert [o for o in out if isinstance(o, MoveRevised)] == []
+
+
+def test_a_swap_onto_a_contact_that_does_not_hold_closed_is_taken() -> None:
+    """Topple at pace (a varied-pace bench game, seed 1): Lokahi is swapped up past Nui and
+    read on s4 before s4's contact closes; the contact closes for 40 ms and opens again under
+    the tiki (it never holds the 80 ms debounce). Lokahi lies on no other cell, so the read
+    is s4's own, not a neighbour's: the swap is taken. The first neighbour gating dropped the
+    read until the contact held closed, lost Lokahi and raised a mismatch instead."""
+    rig = Rig("topple", toasted())
+    sensor = rig.geometry.cell("s4").presence
+    assert sensor is not None
+    steps = [("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
+             ("put", "Nui", "s5")]
+    actions = []
+    t = rig.now
+    for verb, piece, cell in steps:
+        t += 0.15
+        actions.append(Action(t, rig.registry.uids_of(piece)[0], cell, put=verb == "put"))
+        rig.board.apply(actions[-1])
+    reopens = PresenceChanged(actions[2].t + 0.05, sensor, False)
+    out = rig.deliver(sorted([*rig.sensors.run(actions), reopens], key=lambda e: e.t))
+    assert Rig.accepted(out) == ["up1 Lokahi"]
+    assert Rig.guidance(out) == []

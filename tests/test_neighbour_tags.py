@@ -130,6 +130,54 @@ def test_a_piece_moved_from_stack_to_stack_follows_when_its_old_reader_lets_it_g
     assert board.pieces() == {"c2": ("T5",), "c3": ("C4", "T3")}
 
 
+def test_a_tiki_moved_off_a_stack_onto_a_contact_that_reopens_is_not_lost() -> None:
+    """From a varied-pace Topple game (bench seed 1): Akamai, on s6 under Huhu mid-swap, is
+    set on s5, whose contact closes early, is read there while s6's reader still reports it,
+    and then opens again under the tiki (the hover's blip ending after the landing). When s6's
+    reader lets Akamai go it lies on s5, the one cell that reads it (inconsistent, so not
+    judged), instead of vanishing: the old gating lost it until the contact closed again."""
+    board = Board("topple")
+    akamai, huhu = board.uid("Akamai"), board.uid("Huhu")
+    board.put("s6", akamai, huhu)
+    board.wait(1.0)
+    board.contact("s5", True)
+    board.wait(0.01)
+    board.read("s5", akamai)  # s6 still reports it: a neighbour's read for now
+    assert board.pieces() == {"s6": ("Akamai", "Huhu")}
+    board.wait(0.016)
+    board.contact("s5", True)
+    board.wait(0.004)
+    board.contact("s5", False)  # the contact does not hold closed under Akamai
+    board.wait(0.035)
+    board.read("s6", huhu)  # s6's reader lets Akamai go
+    board.wait(0.2)
+    assert board.pieces() == {"s5": ("Akamai",), "s6": ("Huhu",)}
+    assert "s5" in board.tracker.observation(board.t).inconsistent
+
+
+def test_a_tag_lying_nowhere_else_is_the_open_cells_own() -> None:
+    """From a varied-pace Topple game (bench seed 1): Huhu is lifted off s2 (Nui stays, so
+    s2's contact holds closed and keeps Huhu through its reader's misses) and set on s3,
+    whose contact blips and stays open. s2's reader has let Huhu go when s3's reader reads
+    it: it lies nowhere else, so it is s3's (as before the gating), not a neighbour's read
+    dropped while s2 keeps it for a moment and then forgets it."""
+    board = Board("topple")
+    huhu, nui = board.uid("Huhu"), board.uid("Nui")
+    board.put("s2", huhu, nui)
+    board.wait(1.0)
+    board.contact("s3", True)
+    board.wait(0.025)
+    board.contact("s3", False)
+    board.wait(0.033)
+    board.read("s2", nui)  # Huhu gone from s2's reader (kept there for its misses)
+    board.wait(0.005)
+    board.read("s3", huhu)
+    assert board.pieces() == {"s2": ("Nui",), "s3": ("Huhu",)}
+    board.wait(1.0)
+    assert board.pieces() == {"s2": ("Nui",), "s3": ("Huhu",)}
+    assert board.tracker.neighbour_reads["s3"] == 0
+
+
 def test_a_cell_without_a_presence_sensor_keeps_the_old_rule() -> None:
     """Topple's card pad has a reader and no contact (cards carry no magnet)."""
     board = Board("topple")

@@ -22,14 +22,19 @@ pictures with engine views:
   newly reports a tag, every other cell forgets it at once.
 * **Neighbours' tags.** At a short pitch a reader also reads, now and then, a tag lying on the
   next cell (hardware/README.md, "Neighbour reads"). On a cell with a presence sensor, a tag
-  is that cell's own only while its presence is believed closed: a tag read on an open cell
-  is dropped (counted in ``neighbour_reads``; it becomes the cell's own if the contact closes
-  while it is still read there, as when a piece is set down and read before its contact has
-  held closed). A tag read on two closed cells at once stays where it lay (it was placed
-  there, and that reader still reports it); the other read is counted in ``seen_twice``. It
-  moves when its old cell stops reporting it, to the closed cell that read it last, and at
-  once to a cell whose contact had just closed before the other cell took it (a piece set
-  down next to an occupied cell whose reader, scanned first, read it before its own did).
+  that lies on another cell is this cell's own only while its presence is believed closed: a
+  tag read on an open cell while it lies elsewhere is dropped (counted in
+  ``neighbour_reads``; it becomes the cell's own if the contact closes while it is still read
+  there, as when a piece is set down and read before its contact has held closed, or when
+  its old cell lets it go and no closed cell reads it). A tag that lies nowhere else is the
+  open cell's, as before the gating: a contact that closes late, chatters or stays open under
+  a piece set down (players at pace, the varied sensors) must not lose the piece, and a
+  neighbour's tag always lies on its own cell. A tag read on two closed cells at once stays
+  where it lay (it was placed there, and that reader still reports it); the other read is
+  counted in ``seen_twice``. It moves when its old cell stops reporting it, to the closed
+  cell that read it last (an open one if no closed cell reads it), and at once to a cell
+  whose contact had just closed before the other cell took it (a piece set down next to an
+  occupied cell whose reader, scanned first, read it before its own did).
   A cell whose contact opens keeps showing the tags it still reports (inconsistent, so not
   judged) until its reader lets them go, as before.
   A cell without a presence sensor (Topple's card pad) is not gated: a tag newly read there
@@ -187,7 +192,7 @@ class Tracker:
             self._read_at[(name, uid)] = t
             if self.registry.lookup(uid) is None:
                 self._stranger(uid, name)
-            if self._gated(name):
+            if self._gated(name) and self._lies_elsewhere(uid, name):
                 self.neighbour_reads[name] += 1  # not this cell's own (not yet, at least)
             else:
                 self._claim(uid, name, t)
@@ -229,6 +234,15 @@ class Tracker:
         cell = self.geometry.cell(name)
         return cell.presence is not None and not self._present.get(name, False)
 
+    def _lies_elsewhere(self, uid: str, name: str) -> bool:
+        """Does ``uid`` lie on a cell other than ``name`` (its reader reports it there)? Only
+        such a tag, read on an open cell, is a neighbour's: a tag lying nowhere else lies
+        here, whatever the contact says (one that closes late or chatters open under a piece
+        set down must not lose it). A tag only kept through its old reader's misses is not
+        counted: it turns up elsewhere because it was moved there."""
+        home = self._home.get(uid)
+        return home is not None and home != name
+
     def _holds(self, name: str, uid: str) -> bool:
         """Does ``uid`` still lie on ``name`` by its sensors (closed, and its reader still
         reports it: the firmware reports a tag gone only after several clean misses, so a
@@ -258,14 +272,17 @@ class Tracker:
                 kept.pop(uid, None)
 
     def _last_reader(self, uid: str, leaving: str) -> str | None:
-        """The cell other than ``leaving`` that read ``uid`` last and may hold it."""
-        best: tuple[float, str] | None = None
+        """The cell other than ``leaving`` that read ``uid`` last and may hold it: a closed
+        one if any reads it, else an open one (a piece set down where the contact does not
+        hold closed under it; the cell shows it, inconsistent, rather than losing it)."""
+        best: tuple[bool, float, str] | None = None
         for other, seen in self._seen.items():
-            if other != leaving and uid in seen and not self._gated(other):
+            if other != leaving and uid in seen:
+                closed = not self._gated(other)
                 at = self._read_at.get((other, uid), 0.0)
-                if best is None or at > best[0]:
-                    best = (at, other)
-        return None if best is None else best[1]
+                if best is None or (closed, at) > best[:2]:
+                    best = (closed, at, other)
+        return None if best is None else best[2]
 
     def _stranger(self, uid: str, cell: str) -> None:
         """Count an unknown UID and remember it among the last few (never all of them)."""
