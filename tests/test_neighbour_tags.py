@@ -58,6 +58,20 @@ class Board:
         return dict(self.tracker.observation(self.t).pieces)
 
 
+def test_a_contact_is_believed_at_the_deadline_the_tracker_hands_out() -> None:
+    """poll() at exactly next_deadline() settles the contact: the deadline is ``since +
+    debounce`` and for many times (0.1 + 0.08 here) ``deadline - since`` is a hair below the
+    debounce, so a check written that way left the piece unseen until another event came."""
+    board = Board()
+    board.t = 0.1
+    board.read("c2", board.uid("T3"))
+    board.contact("c2", True)
+    deadline = board.tracker.next_deadline()
+    assert deadline is not None
+    assert board.tracker.poll(deadline)
+    assert board.tracker.presence("c2")
+
+
 def test_a_tag_read_on_an_open_cell_is_a_neighbours_and_is_dropped() -> None:
     board = Board()
     t3 = board.uid("T3")

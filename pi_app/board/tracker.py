@@ -313,15 +313,18 @@ class Tracker:
     def poll(self, now: float) -> bool:
         """Apply what time alone decides (debounced emptiness, expired misses)."""
         changed = False
+        # ``now >= since + debounce``, the very sum next_deadline() hands out: written as
+        # ``now - since >= debounce`` it can come out a hair short at that deadline, and the
+        # change would then wait for the next event.
         for name, since in list(self._empty_since.items()):
-            if now - since >= self.presence_debounce:
+            if now >= since + self.presence_debounce:
                 del self._empty_since[name]
                 self._present[name] = False
                 self._sticky.pop(name, None)  # the cell is empty: no tag is hiding in it
                 self.last_change = max(self.last_change, since + self.presence_debounce)
                 changed = True
         for name, since in list(self._full_since.items()):
-            if now - since >= self.presence_debounce:
+            if now >= since + self.presence_debounce:
                 del self._full_since[name]
                 self._present[name] = True
                 self._closed_at[name] = since + self.presence_debounce
