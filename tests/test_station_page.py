@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from net_fixtures import ServerThread, driver, request
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from test_referee import lay_out, swap
@@ -345,8 +346,11 @@ def test_in_the_browser_set_up_outlines_and_a_wrong_move_marked(driver: Any,
         station.session.state).items() for _ in p if c.startswith("s"))
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#picture svg .ghost"))
                == pieces)                                    # all nine still to place
-    past = driver.find_elements(By.CSS_SELECTOR, "#games tr")
-    assert len(past) == 1 and "public record" in past[0].text  # the game in play
+    # The list is redrawn when the page's state changes: read it inside a wait that shrugs off
+    # a row replaced between finding it and reading its text.
+    rows = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: [r.text for r in d.find_elements(By.CSS_SELECTOR, "#games tr")])
+    assert len(rows) == 1 and "public record" in rows[0]  # the game in play
 
     topple.step(lay_out, station, 7.0)
     topple.step(station.step, None, 8.0)
