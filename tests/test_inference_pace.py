@@ -122,6 +122,20 @@ def test_an_illegal_move_undone_after_a_second_is_reported(game: str) -> None:
     assert Rig.accepted(out) == [] and rig.follower.history == []
 
 
+def swap_lokahi_up(rig: Rig) -> list[Action]:
+    """A hand swaps Lokahi (s5) up past Nui (s4), an action every 0.15 s, applied to the rig's
+    board; the actions, for the sensor model."""
+    steps = [("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
+             ("put", "Nui", "s5")]
+    actions = []
+    t = rig.now
+    for verb, piece, cell in steps:
+        t += 0.15
+        actions.append(Action(t, rig.registry.uids_of(piece)[0], cell, put=verb == "put"))
+        rig.board.apply(actions[-1])
+    return actions
+
+
 def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
     """The presence contact of the empty bottom slot chatters (closed for 30 ms every 0.25 s,
     shorter than the debounce) while the next player swaps Lokahi up one: the chatter is no
@@ -130,15 +144,8 @@ def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
     assert not rig.board.cells["s9"]
     sensor = rig.geometry.cell("s9").presence
     assert sensor is not None
-    steps = [("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
-             ("put", "Nui", "s5")]
-    actions = []
-    t = rig.now
-    for verb, piece, cell in steps:
-        t += 0.15
-        uid = rig.registry.uids_of(piece)[0]
-        actions.append(Action(t, uid, cell, put=verb == "put"))
-        rig.board.apply(actions[-1])
+    actions = swap_lokahi_up(rig)
+    t = actions[-1].t
     chatter: list[SensorEvent] = []
     for i in range(16):
         at = rig.now + 0.1 + 0.25 * i
@@ -231,14 +238,7 @@ def test_a_swap_onto_a_contact_that_does_not_hold_closed_is_taken() -> None:
     rig = Rig("topple", toasted())
     sensor = rig.geometry.cell("s4").presence
     assert sensor is not None
-    steps = [("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
-             ("put", "Nui", "s5")]
-    actions = []
-    t = rig.now
-    for verb, piece, cell in steps:
-        t += 0.15
-        actions.append(Action(t, rig.registry.uids_of(piece)[0], cell, put=verb == "put"))
-        rig.board.apply(actions[-1])
+    actions = swap_lokahi_up(rig)
     reopens = PresenceChanged(actions[2].t + 0.05, sensor, False)
     out = rig.deliver(sorted([*rig.sensors.run(actions), reopens], key=lambda e: e.t))
     assert Rig.accepted(out) == ["up1 Lokahi"]
