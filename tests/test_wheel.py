@@ -152,8 +152,13 @@ def test_diag_on_the_simulated_board_runs_from_the_wheel(installed: Installed) -
     assert len(report["cells"]) == 25
 
 
+@pytest.mark.parametrize("venv", ["installed", "engines_only"])
 @pytest.mark.parametrize("record", EXAMPLES, ids=lambda p: p.name.split("-")[0])
-def test_replay_from_the_wheel_matches_the_checkout(installed: Installed, record: Path) -> None:
+def test_replay_from_the_wheel_matches_the_checkout(venv: str, record: Path,
+                                                    request: pytest.FixtureRequest) -> None:
+    """The wheel replays each example as the checkout does, also with no library at all
+    (``engines_only``: replay needs no serial, imaging or network package)."""
+    installed: Installed = request.getfixturevalue(venv)
     run = installed.tikiboard("replay", "--json", str(record))
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == replay(load_record(record)).to_json()
@@ -163,13 +168,6 @@ def test_examples_from_the_wheel(installed: Installed) -> None:
     run = installed.tikiboard("examples")
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("bundled example record") == len(EXAMPLES) == 3
-
-
-@pytest.mark.parametrize("record", EXAMPLES, ids=lambda p: p.name.split("-")[0])
-def test_replay_needs_no_library(engines_only: Installed, record: Path) -> None:
-    run = engines_only.tikiboard("replay", "--json", str(record))
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == replay(load_record(record)).to_json()
 
 
 def test_examples_need_no_library(engines_only: Installed) -> None:
