@@ -238,6 +238,11 @@ class Game(abc.ABC, Generic[S, M]):
         default passes every word through :meth:`public_piece`."""
         return " ".join(self.public_piece(word) for word in text.split(" "))
 
+    def table_facts(self, state: S) -> JSON | None:
+        """Open facts the players read off the table that the board picture does not show
+        (Manami's village values and fruit supply), for the page; None when a game has none."""
+        return None
+
     def public_record(self, record: JSON) -> JSON:
         """A game record (``docs/records.md``), or a part of one (a set-up, a Topple round), as
         anyone may see it: a copy with the hidden set-up facts removed or masked and every move

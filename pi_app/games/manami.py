@@ -593,6 +593,12 @@ class Manami(Game[ManamiState, Move]):
         return " ".join([kind, *names])
 
     # -- serialisation ---------------------------------------------------------------------------
+    def table_facts(self, state: ManamiState) -> JSON:
+        """Each village's value and the fruit left in the supply and spoiled: open on the table,
+        not on the board picture."""
+        data = self.state_to_json(state)
+        return {key: data[key] for key in ("villages", "supply", "spoiled")}
+
     def state_to_json(self, state: ManamiState) -> JSON:
         opts = state.options
         return {

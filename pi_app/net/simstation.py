@@ -18,7 +18,6 @@ from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
 from pi_app.referee.feed import StationFeed, StationStatus
 from pi_app.referee.session import Session
-from pi_app.referee.station import island_facts
 from pi_app.referee.store import Event, EventStore
 
 NAMES = ("Ana", "Ben", "Chloé", "Dai", "Emeka", "Fatima", "Gus", "Hina", "Ivo", "Jun")
@@ -46,7 +45,7 @@ def snapshot_of(session: Session, board: str, players: list[str], seq: int,
             "winners": None if winners is None else list(winners),
             "moves": flat_moves(session.record), "record": session.record,
             "view": {cell: list(pieces) for cell, pieces in game.expected_view(state).items()},
-            "prompt": None, "guidance": [], "marks": [], "island": island_facts(game, state),
+            "prompt": None, "guidance": [], "marks": [], "island": game.table_facts(state),
             "text": game.describe(state), "seq": seq,
             "updated": time.time()}
 

@@ -796,7 +796,7 @@ class Station:
             "guidance": [str(f) for f in scene.fixes],
             "marks": [{"kind": f.kind, "piece": f.piece, "cell": f.cell, "to": f.to}
                       for f in scene.fixes],
-            "island": island_facts(game, state),
+            "island": game.table_facts(state),
             "text": game.describe(state), "updated": time.time(),
             "notice": self.status.notice,
             "options": list(labels(game.name, record.get("options"))),
@@ -980,15 +980,6 @@ def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
     """The games a board plays: the one its geometry file is for (``"game"``). A geometry
     for a game the station does not know falls back to the configured game."""
     return (geometry.game,) if geometry.game in GAME_NAMES else (configured,)
-
-
-def island_facts(game: Any, state: Any) -> JSON | None:
-    """Tiki on Manami island's open facts the players read off the table and the page shows:
-    each village's value and the fruit left in the supply and spoiled (None for other games)."""
-    if game.name != "manami":
-        return None
-    data = game.state_to_json(state)
-    return {key: data[key] for key in ("villages", "supply", "spoiled")}
 
 
 def _round_record(game_name: str, state: Any) -> JSON:
