@@ -12,22 +12,15 @@ import random
 
 from pi_app.board.registry import TagRegistry
 from pi_app.games import get_game
+from pi_app.games.base import card_tag
 
-#: Tags the Topple card pad may see: the action cards (an Up 1 answers "which card?").
-ACTION_CARDS = ("action:up1", "action:up2", "action:up3", "action:topple", "action:toast")
-
-
-def card_name(card: tuple[str, str, str]) -> str:
-    """The registry name of a Secret Tiki card's tag: ``card:Hookipa/Lokahi/Nani``."""
-    return "card:" + "/".join(card)
+#: The registry name of a secret card's tag (a Secret Tiki card: ``card:Hookipa/Lokahi/Nani``).
+card_name = card_tag
 
 
 def registry_for(game_name: str, salt: int = 0) -> TagRegistry:
-    """Made-up UIDs for every piece of ``game_name`` (and Topple's action cards)."""
+    """Made-up UIDs for every piece of ``game_name`` and every other tag its table reads
+    (Topple's action cards and Secret Tiki cards: ``Game.table_tags``)."""
     game = get_game(game_name)
-    names = game.pieces(game.new_game(random.Random(0)))
-    if game_name == "topple":
-        from pi_app.games.topple_deck import deck
-
-        names += list(ACTION_CARDS) + [card_name(c) for c in deck()]
+    names = game.pieces(game.new_game(random.Random(0))) + game.table_tags()
     return TagRegistry.synthetic(names, salt=salt)

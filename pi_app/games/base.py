@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import abc
 import copy
+import enum
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -67,6 +68,61 @@ class Segment(Generic[S]):
     where: Mapping[str, int]
 
 
+class SetupInput(enum.Enum):
+    """What the table must read from the players before play, beyond the position it dealt.
+
+    The station runs one set-up flow per kind (``pi_app.referee.setup_flow``); the engine says
+    which its rules need, so the station never asks which game it plays.
+    """
+
+    #: Nothing: the dealt position is the whole set-up.
+    NONE = "none"
+    #: Stacks of hidden pieces the players build on their start fields, read bottom first in
+    #: the order the pieces were put down (TacTiki's ranks): see :meth:`Game.start_stack_problem`.
+    START_STACKS = "start stacks"
+    #: A secret card each seat draws at a round's start and shows the station on the card pad
+    #: (Topple's Secret Tiki cards): see :meth:`Game.secret_card_seats`.
+    SECRET_CARDS = "secret cards"
+
+
+#: A secret card, as the engine names it (a Topple Secret Tiki card: its three tikis).
+Card = tuple[str, ...]
+
+
+def card_tag(card: Card) -> str:
+    """The tag registry name of a secret card: ``card:Hookipa/Lokahi/Nani``."""
+    return "card:" + "/".join(card)
+
+
+def card_of_tag(tag: str) -> Card | None:
+    """The card a tag registry name stands for (:func:`card_tag`), or None for another tag."""
+    if not tag.startswith("card:"):
+        return None
+    return tuple(tag.removeprefix("card:").split("/"))
+
+
+@dataclass(frozen=True)
+class PieceStyle:
+    """How a picture draws a piece: in its owner's colour (``owner``: a seat; None for a piece
+    nobody owns, drawn in a colour of its own) with ``label`` on it."""
+
+    owner: int | None
+    label: str
+
+
+@dataclass(frozen=True)
+class OptionPreset:
+    """A rule variant MENU offers at game over: a short name and its options for a player
+    count (the printed rules are the preset whose options are empty)."""
+
+    name: str
+    options: Callable[[int], JSON]
+
+
+#: The printed rules, MENU's first preset for every game.
+STANDARD = OptionPreset("standard", lambda _n: {})
+
+
 class Game(abc.ABC, Generic[S, M]):
     """A rules engine. Subclasses are stateless singletons: all state lives in ``S`` values."""
 
@@ -76,6 +132,17 @@ class Game(abc.ABC, Generic[S, M]):
     title: ClassVar[str]
     #: How many may play a game (a count other than 2 is ``options["players"]`` of a new game).
     player_counts: ClassVar[tuple[int, ...]] = (2,)
+    #: What the table reads from the players before play (:class:`SetupInput`).
+    setup_input: ClassVar[SetupInput] = SetupInput.NONE
+    #: Every option key a game chosen at the table may set (``seeds/*.md``, Options), except
+    #: ``players``: the players are chosen on their own.
+    option_names: ClassVar[tuple[str, ...]] = ()
+    #: The options a game at the table starts from: limits the printed rules do not have are
+    #: off there unless the players choose them (bots, soaks and old records keep the engine's
+    #: defaults, which apply to a record without the key).
+    table_defaults: ClassVar[Mapping[str, Any]] = {}
+    #: What MENU offers after the game and player count: the printed rules, then a few variants.
+    presets: ClassVar[tuple[OptionPreset, ...]] = (STANDARD,)
 
     # -- rules -----------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -215,6 +282,63 @@ class Game(abc.ABC, Generic[S, M]):
     def apply_text(self, state: S, text: str) -> S:
         """Parse and apply one move text."""
         return self.apply(state, self.parse_move(state, text))
+
+    def round_record(self, state: S) -> JSON:
+        """The record object of the round a :meth:`deal` just started in ``state`` (no moves
+        yet), which the station stores with the deal. Only for engines that deal rounds."""
+        raise IllegalMove("nothing was dealt: the game has no rounds")
+
+    # -- what the players set up themselves ------------------------------------------------------
+    # Only asked of an engine whose ``setup_input`` names the kind; the defaults refuse.
+
+    def start_stack_problem(self, cell: str, stack: Sequence[str]) -> str:
+        """What is wrong with the players' own start stack ``stack`` (piece names bottom first)
+        on ``cell``, in a sentence for the players; empty when it may stay (START_STACKS)."""
+        return f"{cell}: {self.title} has no start stacks to build"
+
+    def start_stacks_record(self, stacks: Mapping[str, Sequence[str]], options: JSON) -> JSON:
+        """The record (no moves) of the set-up the players built: each cell's stack bottom
+        first, every stack passed by :meth:`start_stack_problem`. :class:`RecordError` with a
+        sentence for the players while it is not a whole set-up (START_STACKS)."""
+        raise RecordError(f"{self.title} has no start stacks to build")
+
+    def secret_card_seats(self, state: S) -> tuple[int, ...]:
+        """The seats that each show the station the secret card they drew before the first
+        move from ``state``, in seat order; empty when none is due (SECRET_CARDS)."""
+        return ()
+
+    def with_secret_cards(self, state: S, cards: Sequence[Card]) -> S:
+        """``state`` with the secret cards the players really drew, one per seat of
+        :meth:`secret_card_seats` in that order; :class:`IllegalMove` when they do not fit."""
+        raise IllegalMove(f"{self.title} has no secret cards")
+
+    def secret_card_pool(self, state: S, tapped: Sequence[Card], wanted: int) -> list[Card]:
+        """The cards a seat of :meth:`secret_card_seats` may have drawn besides the ``tapped``
+        ones, in a fixed order, at least ``wanted`` of them (the station draws its own seats'
+        cards from it)."""
+        return []
+
+    def secret_card_of(self, tag: str) -> Card | None:
+        """The secret card a tag registry name stands for (``card:A/B/C``), or None when the
+        tag is no secret card of this game."""
+        return None
+
+    def table_tags(self) -> list[str]:
+        """Registry names of the tagged things other than :meth:`pieces` that the table reads
+        (Topple's action cards and Secret Tiki cards on the card pad)."""
+        return []
+
+    # -- options chosen at the table -------------------------------------------------------------
+    def option_labels(self, options: JSON) -> tuple[str, ...]:
+        """Short words for the options of a record that differ from the printed rules, for the
+        screen and the page (``()``: the rules as printed)."""
+        return ()
+
+    # -- pictures --------------------------------------------------------------------------------
+    def piece_style(self, piece: str) -> PieceStyle:
+        """How a picture of the board draws ``piece`` (as :meth:`expected_view` names it): by
+        default in a colour of its own, labelled with its name."""
+        return PieceStyle(None, piece)
 
     # -- what everybody may see ------------------------------------------------------------------
     # While a game is on, the station's page is seen by both players and the dashboard by the

@@ -42,7 +42,18 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pi_app.games.base import JSON, Game, IllegalMove, RecordError, Segment, View, options_of
+from pi_app.games.base import (
+    JSON,
+    STANDARD,
+    Game,
+    IllegalMove,
+    OptionPreset,
+    PieceStyle,
+    RecordError,
+    Segment,
+    View,
+    options_of,
+)
 
 # -- geometry ------------------------------------------------------------------------------------
 
@@ -303,6 +314,12 @@ class Manami(Game[ManamiState, Move]):
 
     name: ClassVar[str] = "manami"
     title: ClassVar[str] = "Tiki (Manami island)"
+    option_names = ("tokens", "fruit", "shaman", "shaman_off_board", "quiet_limit", "tiles")
+    #: The 200-turn limit is no printed rule: off at the table unless chosen (issue 21).
+    table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_limit": None}
+    presets = (STANDARD,
+               OptionPreset("shaman", lambda _n: {"shaman": True}),
+               OptionPreset("shaman enters", lambda _n: {"shaman": True, "shaman_off_board": True}))
 
     # -- set-up ----------------------------------------------------------------------------------
     def setup(self, values: Sequence[int], first: int = 0,
@@ -593,6 +610,29 @@ class Manami(Game[ManamiState, Move]):
         return " ".join([kind, *names])
 
     # -- serialisation ---------------------------------------------------------------------------
+    def option_labels(self, options: JSON) -> tuple[str, ...]:
+        out: list[str] = []
+        if options.get("shaman") is True:
+            out.append("shaman enters" if options.get("shaman_off_board") is True else "shaman")
+        default = Options()
+        for key, word in (("tokens", "tokens"), ("fruit", "fruit")):
+            value = options.get(key)
+            if isinstance(value, int) and value != getattr(default, key):
+                out.append(f"{value} {word}")
+        if "tiles" in options:
+            out.append("own tiles")
+        limit = options.get("quiet_limit", DEFAULT_QUIET_LIMIT)
+        if isinstance(limit, int):
+            out.append(f"{limit}-turn limit")
+        return tuple(out)
+
+    def piece_style(self, piece: str) -> PieceStyle:
+        """A token (``p0``) in its owner's colour, labelled as people count players (``p0`` is
+        player 1's); tikis and the shaman in colours of their own."""
+        if len(piece) == 2 and piece[0] == "p" and piece[1].isdigit():
+            return PieceStyle(int(piece[1]), str(int(piece[1]) + 1))
+        return PieceStyle(None, piece)
+
     def table_facts(self, state: ManamiState) -> JSON:
         """Each village's value and the fruit left in the supply and spoiled: open on the table,
         not on the board picture."""

@@ -36,9 +36,21 @@ import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, ClassVar, NamedTuple, TypeAlias
 
-from pi_app.games.base import JSON, Game, IllegalMove, RecordError, Segment, View, options_of
+from pi_app.games.base import (
+    JSON,
+    STANDARD,
+    Game,
+    IllegalMove,
+    OptionPreset,
+    PieceStyle,
+    RecordError,
+    Segment,
+    SetupInput,
+    View,
+    options_of,
+)
 
 # -- geometry -------------------------------------------------------------------------------------
 
@@ -52,6 +64,8 @@ ID_PREFIX = ("T", "C")
 START_FIELDS: tuple[tuple[int, ...], tuple[int, ...]] = (tuple(range(5)), tuple(range(20, 25)))
 PIECES_PER_PLAYER = 10
 DEFAULT_RANKS: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
+#: The row (a field name's digit) each player's pieces start on: TIKI's row 1, TAC's row 5.
+_START_ROWS = {"T": "1", "C": "5"}
 #: Referee draw (ruling R8): this many turns in a row with no capture, no reincarnation and no
 #: newly frozen piece end the game drawn.
 DEFAULT_QUIET_TURNS = 30
@@ -586,6 +600,13 @@ class TacTikiGame(Game[TacState, Move]):
 
     name = "tactiki"
     title = "TacTiki"
+    setup_input = SetupInput.START_STACKS
+    option_names = ("ranks", "strict_statue", "attack_frozen", "quiet_turns")
+    #: The referee's draw after 30 quiet turns is no printed rule: off at the table (issue 21).
+    table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_turns": 0}
+    presets = (STANDARD,
+               OptionPreset("strict statue", lambda _n: {"strict_statue": True}),
+               OptionPreset("attack frozen", lambda _n: {"attack_frozen": True}))
 
     # -- rules -----------------------------------------------------------------------------------
     def legal_moves(self, state: TacState) -> list[Move]:
@@ -1032,6 +1053,43 @@ class TacTikiGame(Game[TacState, Move]):
             quiet = f"{state.quiet} of {limit}" if limit else str(state.quiet)
             lines.append(f"{PLAYER_NAMES[state.player]} to move (quiet turns: {quiet})")
         return "\n".join(lines)
+
+    # -- the players' own set-up (R1): two hidden-rank pieces on each own start field --------
+    def start_stack_problem(self, cell: str, stack: Sequence[str]) -> str:
+        row = cell[-1:]
+        if row not in _START_ROWS.values():
+            return f"{cell}: pieces go on the start rows 1 and 5 only"
+        owner = next(o for o, r in _START_ROWS.items() if r == row)
+        if any(not name.startswith(owner) for name in stack):
+            return f"{cell}: only {PLAYER_NAMES[ID_PREFIX.index(owner)]} pieces here"
+        if len(stack) != 2:
+            return f"{cell}: two pieces on each start field ({len(stack)} now)"
+        return ""
+
+    def start_stacks_record(self, stacks: Mapping[str, Sequence[str]], options: JSON) -> JSON:
+        setup = {cell: [int(name[1:]) for name in stack] for cell, stack in stacks.items()}
+        if len(setup) != 2 * len(START_FIELDS[0]):
+            raise RecordError("two pieces on each of the ten start fields")
+        return {"game": self.name, "options": options, "setup": setup, "moves": []}
+
+    # -- options chosen at the table, pictures ---------------------------------------------------
+    def option_labels(self, options: JSON) -> tuple[str, ...]:
+        out: list[str] = []
+        for key, word in (("strict_statue", "strict statue"), ("attack_frozen", "attack frozen")):
+            if options.get(key) is True:
+                out.append(word)
+        ranks = options.get("ranks")
+        if isinstance(ranks, list) and sorted(ranks) != list(DEFAULT_RANKS):
+            out.append("own ranks")
+        quiet = options.get("quiet_turns", DEFAULT_QUIET_TURNS)
+        if isinstance(quiet, int) and quiet > 0:
+            out.append(f"draw after {quiet}")
+        return tuple(out)
+
+    def piece_style(self, piece: str) -> PieceStyle:
+        """A piece in its player's colour: TIKI's (``T...``) first, TAC's (``C...``) second."""
+        owner = ID_PREFIX.index(piece[0]) if piece[:1] in ID_PREFIX else None
+        return PieceStyle(owner, piece)
 
     # -- what everybody may see (R15) -----------------------------------------------------------
     def public_piece(self, name: str) -> str:

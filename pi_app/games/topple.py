@@ -32,7 +32,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_app.games.base import JSON, Game, IllegalMove, RecordError, Segment, View, options_of
+from pi_app.games.base import (
+    JSON,
+    STANDARD,
+    Card,
+    Game,
+    IllegalMove,
+    OptionPreset,
+    RecordError,
+    Segment,
+    SetupInput,
+    View,
+    card_of_tag,
+    card_tag,
+    options_of,
+)
 
 TIKIS: tuple[str, ...] = (
     "Hookipa", "Lokahi", "Nani", "Wikiwiki", "Akamai", "Huhu", "Nui", "Kapu", "Eepo",
@@ -164,6 +178,11 @@ class ToppleGame(Game[ToppleState, Move]):
     name = "topple"
     title = "Tiki Topple"
     player_counts = (2, 3, 4)
+    setup_input = SetupInput.SECRET_CARDS
+    option_names = ("rounds", "topple_bottom")
+    presets = (STANDARD,
+               OptionPreset("longer game", lambda n: {"rounds": 2 * default_rounds(n)}),
+               OptionPreset("topple bottom", lambda _n: {"topple_bottom": True}))
 
     # -- rules -----------------------------------------------------------------------------------
     def legal_moves(self, state: ToppleState) -> list[Move]:
@@ -459,6 +478,58 @@ class ToppleGame(Game[ToppleState, Move]):
             rows.append(f"  Player {state.turn + 1} to play")
         return "\n".join(rows)
 
+
+    # -- the station ------------------------------------------------------------------------------
+    def round_record(self, state: ToppleState) -> JSON:
+        return round_record(state)
+
+    def secret_card_seats(self, state: ToppleState) -> tuple[int, ...]:
+        """Every seat of the round, at its start (before its first card): each drew a Secret
+        Tiki card from the real deck."""
+        if state.turn is None or any(state.opened):
+            return ()
+        return state.table.seats
+
+    def with_secret_cards(self, state: ToppleState, cards: Sequence[Card]) -> ToppleState:
+        if any(len(c) != 3 for c in cards):
+            raise IllegalMove("a Secret Tiki card shows three tikis")
+        return with_cards(state, [(c[0], c[1], c[2]) for c in cards])
+
+    def secret_card_of(self, tag: str) -> Card | None:
+        card = card_of_tag(tag)
+        return card if card is not None and len(card) == 3 else None
+
+    def secret_card_pool(self, state: ToppleState, tapped: Sequence[Card],
+                         wanted: int) -> list[Card]:
+        """The cards a seat may have drawn for the round starting in ``state``, besides the
+        ``tapped`` ones: not out from an earlier round (the deck still holds them); when fewer
+        than ``wanted`` are left, the discards were shuffled back (ruling R5)."""
+        from pi_app.games.topple_deck import deck
+
+        table = state.table
+        placeholder = {c for c in table.cards if c is not None}
+        out_before = set(table.dealt) - placeholder
+        pool: list[Card] = [c for c in deck() if c not in out_before and c not in tapped]
+        if len(pool) < wanted:
+            pool = [c for c in deck() if c not in tapped]
+        return pool
+
+    def table_tags(self) -> list[str]:
+        """The action cards (an Up 1 answers "which card?") and every Secret Tiki card."""
+        from pi_app.games.topple_deck import deck
+
+        return [f"action:{c}" for c in CARDS] + [card_tag(c) for c in deck()]
+
+    def option_labels(self, options: JSON) -> tuple[str, ...]:
+        out: list[str] = []
+        players = options.get("players", 2)
+        rounds = options.get("rounds")
+        if isinstance(players, int) and isinstance(rounds, int) \
+                and rounds != default_rounds(players):
+            out.append(f"{rounds} rounds")
+        if options.get("topple_bottom") is True:
+            out.append("topple bottom")
+        return tuple(out)
 
     # -- what everybody may see (R15) -----------------------------------------------------------
     def public_piece(self, name: str) -> str:

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from pi_app.board.geometry import Geometry, GeometryError, load_geometry
+from pi_app.games import GAME_NAMES, get_game
+from pi_app.games.base import PieceStyle
 
 PLAYER_COLOURS = ("#c0392b", "#2471a3", "#239b56", "#b7950b")
 TIKI_COLOURS = ("#8e44ad", "#d35400", "#16a085", "#2c3e50", "#c0392b", "#27ae60", "#2980b9",
@@ -29,20 +31,26 @@ def geometry_of(game: str) -> Geometry | None:
         return None
 
 
+def piece_style(game: str, piece: str) -> PieceStyle:
+    """How the engine of ``game`` says its piece is drawn (a game no engine plays: the
+    piece's own colour and name)."""
+    if game not in GAME_NAMES:
+        return PieceStyle(None, piece)
+    return get_game(game).piece_style(piece)
+
+
 def piece_colour(game: str, piece: str) -> str:
-    if game == "manami" and len(piece) == 2 and piece[0] == "p" and piece[1].isdigit():
-        return PLAYER_COLOURS[int(piece[1]) % len(PLAYER_COLOURS)]
-    if game == "tactiki" and piece[:1] in ("T", "C"):
-        return PLAYER_COLOURS[0 if piece[0] == "T" else 1]
+    """An owned piece in its owner's colour, any other in a colour its name picks."""
+    owner = piece_style(game, piece).owner
+    if owner is not None:
+        return PLAYER_COLOURS[owner % len(PLAYER_COLOURS)]
     return TIKI_COLOURS[zlib.crc32(piece.encode()) % len(TIKI_COLOURS)]
 
 
 def piece_label(game: str, piece: str) -> str:
-    """A piece's word on the picture: a Manami token shows its owner as people count players
-    (``p0`` is player 1's)."""
-    if game == "manami" and len(piece) == 2 and piece[0] == "p" and piece[1].isdigit():
-        return str(int(piece[1]) + 1)
-    return piece
+    """A piece's word on the picture, as its engine labels it (a Manami token shows its owner
+    as people count players: ``p0`` is player 1's)."""
+    return piece_style(game, piece).label
 
 
 def ghosts_of(marks: Sequence[Mapping[str, object]] | None) -> Counter[tuple[str, str]]:

@@ -1,4 +1,6 @@
-"""Rule options chosen at the table: which exist, the station's defaults, presets and labels.
+"""Rule options chosen at the table: which exist, the station's defaults, presets and labels,
+as each engine declares them (``Game.option_names``, ``table_defaults``, ``presets``,
+``option_labels``); this module reads those declarations the same way for every game.
 
 A record's ``options`` (docs/records.md) is read by each engine, and a record without an option
 keeps the engine's default, so old records replay as they always did. Two of those defaults are
@@ -17,38 +19,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from pi_app.games import RecordError, get_game
+from pi_app.games import GAME_NAMES, RecordError, get_game
 from pi_app.games.base import JSON
-from pi_app.games.topple import default_rounds
+from pi_app.i18n import N_
 
 #: Every option key each engine reads (``seeds/*.md``, Options), except Tiki Topple's
 #: ``players``: the players are chosen on their own, and the station writes their count.
-KNOWN: dict[str, tuple[str, ...]] = {
-    "topple": ("rounds", "topple_bottom"),
-    "manami": ("tokens", "fruit", "shaman", "shaman_off_board", "quiet_limit", "tiles"),
-    "tactiki": ("ranks", "strict_statue", "attack_frozen", "quiet_turns"),
-}
+KNOWN: dict[str, tuple[str, ...]] = {name: get_game(name).option_names for name in GAME_NAMES}
 
 #: At the table the automatic limits the rulebooks do not have are off (issue 21).
-TABLE_DEFAULTS: dict[str, JSON] = {
-    "topple": {}, "manami": {"quiet_limit": None}, "tactiki": {"quiet_turns": 0}}
+TABLE_DEFAULTS: dict[str, JSON] = {name: dict(get_game(name).table_defaults)
+                                   for name in GAME_NAMES}
 
 Preset = tuple[str, Callable[[int], JSON]]
 #: What MENU offers at game over for each game, after the game and player count: the rules as
 #: printed, then each variant the engine plays (a few, so that the menu stays short).
 PRESETS: dict[str, tuple[Preset, ...]] = {
-    "topple": (("standard", lambda _n: {}),
-               ("longer game", lambda n: {"rounds": 2 * default_rounds(n)}),
-               ("topple bottom", lambda _n: {"topple_bottom": True})),
-    "manami": (("standard", lambda _n: {}),
-               ("shaman", lambda _n: {"shaman": True}),
-               ("shaman enters", lambda _n: {"shaman": True, "shaman_off_board": True})),
-    "tactiki": (("standard", lambda _n: {}),
-                ("strict statue", lambda _n: {"strict_statue": True}),
-                ("attack frozen", lambda _n: {"attack_frozen": True})),
-}
+    name: tuple((p.name, p.options) for p in get_game(name).presets) for name in GAME_NAMES}
 
 
 def check_options(game_name: str, options: Any, players: int = 2) -> JSON:
@@ -99,37 +89,43 @@ def preset_count(game_name: str) -> int:
 def labels(game_name: str, options: Any) -> tuple[str, ...]:
     """Short words for the options a game's record uses that differ from the printed rules,
     for the OLED's play screen and the page (``()``: the rules as printed)."""
-    if not isinstance(options, dict):
+    if not isinstance(options, dict) or game_name not in GAME_NAMES:
         return ()
-    out: list[str] = []
-    if game_name == "topple":
-        players = options.get("players", 2)
-        rounds = options.get("rounds")
-        if isinstance(players, int) and isinstance(rounds, int) \
-                and rounds != default_rounds(players):
-            out.append(f"{rounds} rounds")
-        if options.get("topple_bottom") is True:
-            out.append("topple bottom")
-    elif game_name == "manami":
-        if options.get("shaman") is True:
-            out.append("shaman enters" if options.get("shaman_off_board") is True else "shaman")
-        for key, word in (("tokens", "tokens"), ("fruit", "fruit")):
-            value, default = options.get(key), {"tokens": 8, "fruit": 7}[key]
-            if isinstance(value, int) and value != default:
-                out.append(f"{value} {word}")
-        if "tiles" in options:
-            out.append("own tiles")
-        limit = options.get("quiet_limit", 200)
-        if isinstance(limit, int):
-            out.append(f"{limit}-turn limit")
-    elif game_name == "tactiki":
-        for key, word in (("strict_statue", "strict statue"), ("attack_frozen", "attack frozen")):
-            if options.get(key) is True:
-                out.append(word)
-        ranks = options.get("ranks")
-        if isinstance(ranks, list) and sorted(ranks) != [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]:
-            out.append("own ranks")
-        quiet = options.get("quiet_turns", 30)
-        if isinstance(quiet, int) and quiet > 0:
-            out.append(f"draw after {quiet}")
-    return tuple(out)
+    return get_game(game_name).option_labels(options)
+
+
+@dataclass(frozen=True)
+class Control:
+    """How the station page offers one option key (:data:`CONTROLS`): ``flag``, a tick box
+    (ticked: ``true``, and ``implies`` too; unticked: left out), or ``number``, a whole number
+    (empty: left out, so the table's default holds). ``label`` is the OLED's word for it
+    (marked for translation; the page says it in its viewer's language), ``hint`` says what
+    an empty number means."""
+
+    kind: str
+    label: str
+    hint: str = ""
+    implies: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: The page's control for each option key a game may set (the engine's ``option_names``, so the
+#: page offers each game exactly the options its engine reads). Keys whose value is a structure
+#: (Manami's own ``tiles``, TacTiki's own ``ranks``) have none: they are for records and the
+#: configuration, not a form.
+CONTROLS: dict[str, Control] = {
+    "rounds": Control("number", N_("rounds"), N_("empty: as printed (longer game: 8)")),
+    "topple_bottom": Control("flag", N_("topple bottom")),
+    "shaman": Control("flag", N_("shaman")),
+    "shaman_off_board": Control("flag", N_("shaman enters"), implies={"shaman": True}),
+    "tokens": Control("number", N_("tokens"), N_("empty: as printed")),
+    "fruit": Control("number", N_("fruit"), N_("empty: as printed")),
+    "quiet_limit": Control("number", N_("turn limit"), N_("empty: none")),
+    "strict_statue": Control("flag", N_("strict statue")),
+    "attack_frozen": Control("flag", N_("attack frozen")),
+    "quiet_turns": Control("number", N_("draw after quiet turns"), N_("empty: none")),
+}
+
+
+def page_controls(game_name: str) -> tuple[tuple[str, Control], ...]:
+    """The options the page offers for a new game of ``game_name``, in the engine's order."""
+    return tuple((key, CONTROLS[key]) for key in KNOWN.get(game_name, ()) if key in CONTROLS)
