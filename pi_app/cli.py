@@ -274,16 +274,6 @@ def cmd_register(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    """Every benchmark, one JSON object."""
-    from pi_app.bench.all import main as bench_main
-
-    argv = ["--quick"] if args.quick else []
-    for name in args.only or []:
-        argv += ["--only", name]
-    return bench_main(argv)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tikiboard", description="Referee physical tiki board games.")
@@ -315,11 +305,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=300.0, help="give up after seconds")
     p.set_defaults(func=cmd_register)
 
-    p = sub.add_parser("bench", help="run every benchmark; print one JSON object")
-    p.add_argument("--quick", action="store_true", help="short runs (a smoke check)")
-    p.add_argument("--only", action="append", help="only this benchmark (repeatable)")
-    p.set_defaults(func=cmd_bench)
-
     p = sub.add_parser("export", help="write the station's games as records")
     p.add_argument("--db", required=True, help="the station database (DATA_DIR/tikiboard.db)")
     p.add_argument("--game", type=int, help="one game by its id (default: all, as a list)")
@@ -340,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     diag.register(sub)
     register_referee(sub)
-    from pi_app.bench.bots import register as register_bot
+    from pi_app.tools.bot import register as register_bot
 
     register_bot(sub)
 

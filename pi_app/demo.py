@@ -528,7 +528,7 @@ def picture(station: Station) -> Image.Image:
     """The board with its LEDs and the OLED screen as one picture (for the README)."""
     from PIL import ImageDraw, ImageFont
 
-    from pi_app.referee.render_docs import draw_board
+    from pi_app.referee.board_picture import draw_board
 
     board = draw_board(station.geometry, station.last_frame, size=360)
     screen = (station.last_screen or Image.new("1", (128, 64))).convert("RGB")

@@ -1,4 +1,4 @@
-"""Move inference on simulated noisy play, a quick version of ``python -m pi_app.bench.accuracy``.
+"""Move inference on simulated noisy play, a quick version of ``python -m tools.bench.accuracy``.
 
 Each game is played by simulated hands with slides, hesitations, knocked pieces, reader misses,
 presence flicker, deliberate illegal moves and takebacks, through the real tracker, inference
@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from pi_app.bench.accuracy import main, run
+from tools.bench.accuracy import main, run
 
 pytestmark = pytest.mark.slow
 

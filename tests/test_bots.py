@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_app.bench.bots import main as bench_main
-from pi_app.bench.bots import outcome, play_pair, wilson
+from tools.bench.bots import main as bench_main
+from pi_app.bots.selfplay import outcome, play_pair, wilson
 from pi_app.bots import LEVELS
 from pi_app.bots.base import Budget
 from pi_app.bots.levels import make_bot

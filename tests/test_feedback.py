@@ -1,6 +1,6 @@
 """Feedback: exact LED frames at chosen times, the LED language's rules, and every OLED screen
 against reference pictures (regenerate with
-``python -m pi_app.referee.render_docs docs/images --references tests/data/feedback``)."""
+``python -m tools.render_docs docs/images --references tests/data/feedback``)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ from pi_app.board.inference import Fix
 from pi_app.games.topple import GAME as TOPPLE
 from pi_app.hw.leds import RGB
 from pi_app.referee import feedback as fb
-from pi_app.referee import render_docs
+from tools import render_docs
 from pi_app.referee.feedback import BLUE, DIM, OFF, ORANGE, WHITE, Pattern, Scene
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = ROOT / "tests" / "data" / "feedback"
 DOCS = ROOT / "docs"
-REGENERATE = ("python -m pi_app.referee.render_docs docs/images "
+REGENERATE = ("python -m tools.render_docs docs/images "
               "--references tests/data/feedback")
 
 

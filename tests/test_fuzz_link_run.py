@@ -1,10 +1,10 @@
 """The link decoder under a stream of random and damaged frames (the full run: a million
-frames, ``python -m pi_app.bench.fuzz_link``): nothing corrupt gets through, nothing intact is
+frames, ``python -m tools.bench.fuzz_link``): nothing corrupt gets through, nothing intact is
 lost, nothing crashes."""
 
 from __future__ import annotations
 
-from pi_app.bench.fuzz_link import run
+from tools.bench.fuzz_link import run
 
 
 def test_damaged_frames_never_pass_and_the_next_intact_frame_always_does() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_app.bench import hardware as bench
+from tools.bench import hardware as bench
 
 
 def test_decode_and_led_figures() -> None:

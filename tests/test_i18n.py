@@ -27,7 +27,7 @@ from pi_app import i18n
 from pi_app.board.follower import Prompt
 from pi_app.board.inference import Fix
 from pi_app.referee import feedback as fb
-from pi_app.referee import render_docs
+from tools import render_docs
 from pi_app.referee.feedback import Scene
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from rig import Rig
 from test_board_manami_tactiki import TOTEM_ON_B2, manami, tactiki
 from test_board_topple import start
 
-from pi_app.bench.accuracy import run
+from tools.bench.accuracy import run
 from pi_app.board.equipment import registry_for
 from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised
 from pi_app.board.geometry import load_geometry

@@ -2,7 +2,7 @@
 timeout and the handshake interval, and sensor time mapped to the link's clock.
 
 No pty and no thread: ``VirtualBoard`` calls the reader thread's own steps (``attach``,
-``receive``) at times it chooses, as ``pi_app.bench.longsoak`` does, so a timer is checked to
+``receive``) at times it chooses, as ``tools.bench.longsoak`` does, so a timer is checked to
 the tick whatever the machine's load. ``tests/test_link.py`` runs the same link over real ptys
 (marked ``realtime``)."""
 

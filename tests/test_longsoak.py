@@ -1,4 +1,4 @@
-"""The long soak, a quick version of ``python -m pi_app.bench.longsoak``: whole games by
+"""The long soak, a quick version of ``python -m tools.bench.longsoak``: whole games by
 simulated hands through the real station and store, over the firmware and the host link on a
 virtual clock, with garbage, dropped and duplicated frames, cable cuts and station restarts.
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pi_app.bench.longsoak import Faults, Totals, merge, play_one, report
+from tools.bench.longsoak import Faults, Totals, merge, play_one, report
 
 pytestmark = pytest.mark.slow
 

@@ -223,7 +223,7 @@ def test_diag_counts_the_reads_that_are_not_the_cells_own() -> None:
 
 
 def neighbour_play(game_name: str, moves: int, seed: int, neighbour: float) -> TableStats:
-    """Noisy steady play (as ``pi_app.bench.accuracy``) on readers that pick up their
+    """Noisy steady play (as ``tools.bench.accuracy``) on readers that pick up their
     neighbours' tags."""
     game, geometry, registry = get_game(game_name), load_geometry(game_name), \
         registry_for(game_name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_app.bench.soak import soak
+from tools.bench.soak import soak
 
 pytestmark = [pytest.mark.slow, pytest.mark.realtime]
 

@@ -188,7 +188,7 @@ MDWE_PROBE = textwrap.dedent("""
     assert callback(41) == 42
     from pi_app.board.geometry import load_geometry
     from pi_app.referee import feedback
-    from pi_app.referee.render_docs import SCREENS
+    from tools.render_docs import SCREENS
     from pi_app.hw.display import open_display
     from pi_app.hw.leds import open_strip
     from pi_app.hw.pinmap import load_pinmap

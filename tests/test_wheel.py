@@ -121,6 +121,16 @@ def test_the_engines_depend_on_nothing(wheel: Path) -> None:
     assert set(meta.get_all("Provides-Extra") or []) == {"station", "net", "pi", "test"}
 
 
+def test_the_wheel_ships_only_what_runs(wheel: Path) -> None:
+    """Benches and the docs' picture renderer stay in the checkout (``tools/``): a Pi installs
+    the station, not the developers' instruments."""
+    with zipfile.ZipFile(wheel) as whl:
+        tops = {n.split("/")[0] for n in whl.namelist()}
+        names = whl.namelist()
+    assert not [t for t in tops if t == "tools" or t.startswith("tests")], tops
+    assert not [n for n in names if "/bench/" in n or n.endswith("render_docs.py")], names
+
+
 def test_the_wheel_alone_provides_the_packages(installed: Installed) -> None:
     probe = installed.run(str(installed.venv / "bin" / "python"), "-c", (
         "import json, sys, pi_app, tikifw.scanner; from importlib import resources as r; "

@@ -114,7 +114,7 @@ Listener = Callable[[SensorEvent | None, list[Outcome]], None]
 
 class Referee(Protocol):
     """What the players play against: by default the follower itself (:class:`FollowerReferee`);
-    the long soak (``pi_app.bench.longsoak``) puts a whole station, store and all, behind it."""
+    the long soak (``tools.bench.longsoak``) puts a whole station, store and all, behind it."""
 
     @property
     def follower(self) -> Follower:

@@ -1,9 +1,9 @@
 """The long soak: thousands of whole games through the station, the store and the wire, in
 virtual time.
 
-Run ``python -m pi_app.bench.longsoak [--games N] [--game NAME] [--seed S]``; it prints one JSON
+Run ``python -m tools.bench.longsoak [--games N] [--game NAME] [--seed S]``; it prints one JSON
 object (``--merge FILE...`` joins the outputs of runs split across processes into one).
-``pi_app.bench.soak`` plays through the real daemon on real clocks, so a game takes
+``tools.bench.soak`` plays through the real daemon on real clocks, so a game takes
 minutes; issue #9 asks for 1,000 games per game type, so this bench runs the same code on a
 virtual clock, in one thread, and a game takes a fraction of a second of CPU.
 

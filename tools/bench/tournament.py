@@ -1,6 +1,6 @@
 """Tournament load: many stations, one mosquitto, the referee dashboard, on this machine.
 
-Run ``python -m pi_app.bench.tournament [--stations 64] [--seconds 20] [--rate 1.0]``; it prints
+Run ``python -m tools.bench.tournament [--stations 64] [--seconds 20] [--rate 1.0]``; it prints
 one JSON object. Everything is real and on loopback: a mosquitto with passwords, ACL and
 persistence (:mod:`pi_app.net.broker`), the dashboard as its own process
 (``python -m pi_app.net.dashboard run``) with one browser-like SSE client on its overview, and
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if not mine:
                 continue
             workers.append(subprocess.Popen(
-                [sys.executable, "-m", "pi_app.bench.tournament", "--worker",
+                [sys.executable, "-m", "tools.bench.tournament", "--worker",
                  "--boards", ",".join(mine), "--port", str(mqtt_port), "--dir",
                  str(directory / "stations"), "--seconds", str(args.seconds),
                  "--rate", str(args.rate), "--seed", str(i)], stdout=subprocess.PIPE))

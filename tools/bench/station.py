@@ -1,6 +1,6 @@
 """The station's own figures, as JSON: latency to the LEDs, commit time, idle CPU, memory, start.
 
-Run ``python -m pi_app.bench.station [--moves N] [--idle-seconds S]``.
+Run ``python -m tools.bench.station [--moves N] [--idle-seconds S]``.
 
 * ``frame_to_led_ms``: from the moment the serial link's reader thread hands a decoded frame's
   event to the event loop, to the moment the station has written the LED frame for it (p50,

@@ -1,6 +1,6 @@
 """Fuzz the link decoder: a million frames, random and mutated, as JSON figures.
 
-Run ``python -m pi_app.bench.fuzz_link [--frames N] [--seed S]``. The stream mixes good frames
+Run ``python -m tools.bench.fuzz_link [--frames N] [--seed S]``. The stream mixes good frames
 with three kinds of damage: random bytes between frames, frames with bytes flipped, and frames
 cut short. Checked for every frame:
 

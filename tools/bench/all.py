@@ -1,6 +1,6 @@
-"""``tikiboard bench``: every benchmark of the project, one JSON object.
+"""``python -m tools.bench.all``: every benchmark of the project, one JSON object.
 
-Each benchmark runs as its own process (``python -m pi_app.bench.NAME``), so one does not warm
+Each benchmark runs as its own process (``python -m tools.bench.NAME``), so one does not warm
 or load the next, and prints its own JSON object; this collects them under one roof with the
 machine they ran on. ``--quick`` shortens every run (for a smoke check; the figures in the
 README come from the full run).
@@ -15,7 +15,11 @@ import platform
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+#: The checkout: every bench runs as ``python -m tools.bench.NAME`` from here.
+ROOT = Path(__file__).resolve().parents[2]
 
 #: name -> (full arguments, quick arguments)
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
@@ -26,7 +30,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "station": (["--moves", "30", "--idle-seconds", "30"], ["--moves", "6", "--idle-seconds",
                                                            "3"]),
     "tournament": (["--seconds", "20"], ["--seconds", "4", "--stations", "16"]),
-    # the long run (1,000 games per game type) is ``python -m pi_app.bench.longsoak`` alone
+    # the long run (1,000 games per game type) is ``python -m tools.bench.longsoak`` alone
     "longsoak": (["--games", "20"], ["--games", "1"]),
 }
 
@@ -45,8 +49,8 @@ def machine() -> dict[str, Any]:
 
 def run(name: str, args: list[str]) -> dict[str, Any]:
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", f"pi_app.bench.{name}", *args],
-                          capture_output=True, text=True, timeout=1800, check=False)
+    proc = subprocess.run([sys.executable, "-m", f"tools.bench.{name}", *args],
+                          capture_output=True, text=True, timeout=1800, check=False, cwd=ROOT)
     took = round(time.monotonic() - start, 1)
     try:
         result: dict[str, Any] = json.loads(proc.stdout)

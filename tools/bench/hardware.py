@@ -1,6 +1,6 @@
 """Hardware-layer speed: link decoding, frame-to-event latency, firmware scan time, LED frames.
 
-Run ``python -m pi_app.bench.hardware [--seconds S]``; it prints one JSON object:
+Run ``python -m tools.bench.hardware [--seconds S]``; it prints one JSON object:
 
 - ``link_decode``: a recorded mix of frames (tags, presence, heartbeats, TacTiki-sized
   snapshots) through ``FrameDecoder`` and ``decode_message``: frames/s and MB/s;

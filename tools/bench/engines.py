@@ -1,6 +1,6 @@
 """Engine speed: random complete games per second and move generation plus apply per second.
 
-Run ``python -m pi_app.bench.engines [--seconds S] [--game NAME]``; it prints one JSON object.
+Run ``python -m tools.bench.engines [--seconds S] [--game NAME]``; it prints one JSON object.
 Random play uses only the public engine interface (``new_game``, ``deal``, ``random_move``,
 ``apply``), so the figure is the budget a computer opponent or move inference really has.
 """

@@ -1,6 +1,6 @@
 """Soak: whole games through the real daemon, with messy hands and a misbehaving link.
 
-Run ``python -m pi_app.bench.soak [--games N] [--game NAME] [--turns T]``; it prints one JSON
+Run ``python -m tools.bench.soak [--games N] [--game NAME] [--turns T]``; it prints one JSON
 object. Simulated players play on the simulated sensor board (the firmware's own scanner
 behind a pty) against the real daemon loop: slides, hesitations, knocked pieces, deliberate
 illegal moves and takebacks; meanwhile the link misbehaves: bursts of garbage bytes on the
@@ -10,7 +10,7 @@ zero), illegal moves and takebacks made, the link's counters (good, bad and miss
 reconnects), and the longest time from a replug to the link being up again.
 
 The daemon runs on real clocks, so a game takes minutes; the engines' and inference's long
-runs (10,000 moves a game) are ``pi_app.bench.accuracy``, which needs no real time.
+runs (10,000 moves a game) are ``tools.bench.accuracy``, which needs no real time.
 """
 
 from __future__ import annotations

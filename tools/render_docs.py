@@ -1,6 +1,6 @@
 """The pictures of ``docs/feedback.md``: every OLED screen and the LED language, from the code.
 
-``python -m pi_app.referee.render_docs OUTDIR`` writes ``oled-*.png`` (each screen of
+``python -m tools.render_docs OUTDIR`` writes ``oled-*.png`` (each screen of
 :data:`SCREENS`, scaled x3 so it reads on a web page), ``leds-legend.png`` (every signal's colour
 and its pattern over time) and ``leds-*.png`` (boards drawn from their geometry, with the LED
 states of :data:`BOARDS` at a few moments). ``--references DIR`` also writes the unscaled
@@ -11,16 +11,20 @@ run it twice, get the same pixels.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from pi_app.board.follower import Prompt
-from pi_app.board.geometry import Geometry, load_geometry
+from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
+from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Fix
-from pi_app.hw.leds import RGB
+from pi_app.referee.board_picture import BG as _BG
+from pi_app.referee.board_picture import CELL as _CELL
+from pi_app.referee.board_picture import DARK as _DARK
+from pi_app.referee.board_picture import draw_board
+from pi_app.referee.board_picture import label as _label
+from pi_app.referee.board_picture import visible as _visible
 from pi_app.referee.feedback import (
     OFF,
     SIGNALS,
@@ -29,7 +33,6 @@ from pi_app.referee.feedback import (
     colour_at,
     led_frame,
     screen,
-    text_mask,
 )
 
 OLED_SCALE = 3
@@ -42,7 +45,7 @@ SCREENS: dict[str, Scene] = {
                   menu_game="topple", menu_players=3,
                   menu_choices=(("topple", 2), ("topple", 3), ("topple", 4))),
     "setup": Scene(phase="setup", game="topple", title="Tiki Topple", board="table-7",
-                   guidance_kind="mismatch", message="new round: set up the line",
+                   guidance_kind=GuidanceKind.MISMATCH, message="new round: set up the line",
                    fixes=(Fix("place", "Nani", "s4"), Fix("place", "Huhu", "s5"),
                           Fix("place", "Wikiwiki", "s6"), Fix("place", "Hookipa", "s7"),
                           Fix("place", "Eepo", "s8"), Fix("place", "Kapu", "s9"))),
@@ -50,33 +53,36 @@ SCREENS: dict[str, Scene] = {
                   to_move=1, scores=(12, 7, 9), last_move="up2 Nani"),
     "prompt-ambiguous": Scene(phase="prompt", game="topple", title="Tiki Topple",
                               board="table-7", to_move=0, scores=(12, 7, 9),
-                              prompt=Prompt(0.0, "ambiguous", ("up1 Kapu", "topple Eepo"), 1),
+                              prompt=Prompt(0.0, PromptKind.AMBIGUOUS,
+                                            ("up1 Kapu", "topple Eepo"), 1),
                               prompt_cells=("s8", "s9")),
     "prompt-takeback": Scene(phase="prompt", game="topple", title="Tiki Topple",
                              board="table-7", to_move=0, scores=(12, 7, 9),
-                             prompt=Prompt(0.0, "takeback", ("take back 1 move(s)",), 0, 1),
+                             prompt=Prompt(0.0, PromptKind.TAKEBACK,
+                                           ("take back 1 move(s)",), 0, 1),
                              prompt_cells=("s3", "s5")),
     "prompt-decision": Scene(phase="prompt", game="manami", title="Tiki (Manami island)",
                              board="table-5", to_move=0, scores=(4, 6),
-                             prompt=Prompt(0.0, "decision", ("resolve b1", "resolve c2"), 0),
+                             prompt=Prompt(0.0, PromptKind.DECISION,
+                                           ("resolve b1", "resolve c2"), 0),
                              prompt_cells=("b1", "c2")),
     "prompt-order": Scene(phase="setup", game="tactiki", title="TacTiki", board="table-3",
-                          scores=(0, 0), prompt=Prompt(0.0, "order", ("b1", "d5")),
+                          scores=(0, 0), prompt=Prompt(0.0, PromptKind.ORDER, ("b1", "d5")),
                           prompt_cells=("b1", "d5")),
     "guidance-mismatch": Scene(phase="play", game="tactiki", title="TacTiki", board="table-3",
-                               to_move=0, scores=(0, 0), guidance_kind="mismatch",
+                               to_move=0, scores=(0, 0), guidance_kind=GuidanceKind.MISMATCH,
                                fixes=(Fix("move", "T3", "c2", "c3"), Fix("remove", "C2", "d4"))),
     "guidance-follow-up": Scene(phase="play", game="tactiki", title="TacTiki",
                                 board="table-3", to_move=1, scores=(0, 0),
-                                guidance_kind="follow_up", last_move="c2-c3",
+                                guidance_kind=GuidanceKind.FOLLOW_UP, last_move="c2-c3",
                                 fixes=(Fix("remove", "C4", "c3"), Fix("remove", "C1", "c3"))),
     "guidance-unknown": Scene(phase="play", game="topple", title="Tiki Topple",
                               board="table-7", to_move=0, scores=(12, 7, 9),
-                              guidance_kind="mismatch",
+                              guidance_kind=GuidanceKind.MISMATCH,
                               fixes=(Fix("unknown", "04a224e2b31c80", "s6"),)),
     "takeback": Scene(phase="play", game="topple", title="Tiki Topple", board="table-7",
                       to_move=0, scores=(12, 7, 9), takeback=("s3", "s4", "s5"),
-                      guidance_kind="mismatch",
+                      guidance_kind=GuidanceKind.MISMATCH,
                       fixes=(Fix("move", "Nani", "s3", "s5"), Fix("move", "Lokahi", "s4", "s3"),
                              Fix("move", "Huhu", "s5", "s4"))),
     "over": Scene(phase="over", game="topple", title="Tiki Topple", board="table-7",
@@ -108,7 +114,7 @@ BOARDS: dict[str, BoardExample] = {
                         confirmed=("s2", "s3", "s4"), confirmed_at=0.0)),
     "topple-guidance": BoardExample(
         "topple", Scene(phase="play", game="topple", to_move=0, scores=(12, 7, 9),
-                        guidance_kind="mismatch",
+                        guidance_kind=GuidanceKind.MISMATCH,
                         fixes=(Fix("move", "Nui", "s6", "s2"), Fix("remove", "Kapu", "card"),
                                Fix("place", "Eepo", "s9")))),
     "topple-question": BoardExample(
@@ -117,7 +123,8 @@ BOARDS: dict[str, BoardExample] = {
         "topple", SCREENS["takeback"]),
     "tactiki-follow-up": BoardExample(
         "tactiki", Scene(phase="play", game="tactiki", to_move=1, scores=(0, 0),
-                         guidance_kind="follow_up", confirmed=("c2", "c3"), confirmed_at=0.0,
+                         guidance_kind=GuidanceKind.FOLLOW_UP, confirmed=("c2", "c3"),
+                         confirmed_at=0.0,
                          fixes=(Fix("remove", "C4", "c3"), Fix("remove", "C1", "d3"))),
         times=(0.05, 0.35, 0.65, 1.25), size=160),
     "topple-offline": BoardExample(
@@ -127,78 +134,8 @@ BOARDS: dict[str, BoardExample] = {
 
 
 # -- drawing -------------------------------------------------------------------------------------
-_BG = (24, 24, 28)
-_BOARD = (48, 46, 44)
-_CELL = (110, 106, 100)
-_INK = (220, 220, 220)
-_UNLIT = (64, 64, 64)
-_DARK = (36, 36, 36)
-
-
 def _enlarge(img: Image.Image, scale: int = LED_SCALE) -> Image.Image:
     return img.resize((img.width * scale, img.height * scale), Image.Resampling.NEAREST)
-
-
-def _label(img: Image.Image, xy: tuple[int, int], text: str, colour: RGB = _INK,
-           scale: int = 1) -> int:
-    """Text in the station's own bitmap font (identical pixels everywhere); returns its width."""
-    mask = text_mask(text, scale)
-    img.paste(colour, xy, mask)
-    return mask.width
-
-
-def _visible(colour: RGB, under: RGB = _UNLIT) -> RGB:
-    """An LED as a picture shows it: its light added to the unlit LED's grey, and brightened,
-    since capped LEDs look brighter than their numbers."""
-    top = max(*colour, 1)
-    gain = min(255 / 192, 255 / top)
-    r, g, b = (min(255, u + round(c * gain)) for u, c in zip(under, colour, strict=True))
-    return r, g, b
-
-
-def _status_name(group: str) -> str:
-    return f"P{int(group[1:]) + 1}" if group[1:].isdigit() else group
-
-
-def draw_board(geometry: Geometry, frame: Sequence[RGB], size: int = 240) -> Image.Image:
-    """A board from its geometry: cells with their names, each LED a dot in its frame colour,
-    the status LEDs (P1..P4) in a row under the board."""
-    w_mm, h_mm = geometry.size_mm
-    k = size / max(w_mm, h_mm)
-    width, height = round(w_mm * k), round(h_mm * k)
-    pad, gap = 6, 10
-    radius = max(3, round(3.5 * k))
-    dot = 2 * radius + 4
-    status_w = sum(text_mask(_status_name(g)).width + dot * len(leds) + gap
-                   for g, leds in geometry.status_leds.items())
-    status_h = 24 if geometry.status_leds else 0
-    img = Image.new("RGB", (max(width, status_w) + 2 * pad, height + 2 * pad + status_h), _BG)
-    draw = ImageDraw.Draw(img)
-    draw.rectangle((pad, pad, pad + width, pad + height), fill=_BOARD)
-    for cell in geometry.cells:
-        if cell.kind == "edge":
-            continue
-        (cx, cy), (sw, sh) = cell.center_mm, cell.size_mm
-        x0, y0 = pad + round((cx - sw / 2) * k), pad + round((cy - sh / 2) * k)
-        x1, y1 = pad + round((cx + sw / 2) * k), pad + round((cy + sh / 2) * k)
-        draw.rectangle((x0, y0, x1, y1), outline=_CELL, width=1)
-        _label(img, (x0 + 3, y1 - 11), cell.name, _CELL)
-        count = len(cell.leds)
-        for i, led in enumerate(cell.leds):
-            x = round(x0 + (x1 - x0) * (i + 1) / (count + 1))
-            y = y0 + radius + 3
-            draw.ellipse((x - radius, y - radius, x + radius, y + radius),
-                         fill=_visible(frame[led]))
-    x = pad
-    y = pad + height + 12
-    for group, leds in geometry.status_leds.items():
-        x += _label(img, (x, y - 4), _status_name(group))
-        for led in leds:
-            draw.ellipse((x + 3, y - radius, x + 3 + 2 * radius, y + radius),
-                         fill=_visible(frame[led]))
-            x += dot
-        x += gap
-    return img
 
 
 def board_strip(example: BoardExample) -> Image.Image:
@@ -279,7 +216,7 @@ def render(outdir: Path, references: Path | None = None) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m pi_app.referee.render_docs",
+        prog="python -m tools.render_docs",
         description="Render the feedback pictures (OLED screens, LED legend, boards).")
     parser.add_argument("outdir", type=Path, help="where the pictures go (docs/images)")
     parser.add_argument("--references", type=Path,

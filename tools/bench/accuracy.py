@@ -1,6 +1,6 @@
 """Move inference on simulated noisy play: accuracy, decision time and settle cost, as JSON.
 
-Run ``python -m pi_app.bench.accuracy [--moves N] [--game NAME] [--seed S] [--players P]``.
+Run ``python -m tools.bench.accuracy [--moves N] [--game NAME] [--seed S] [--players P]``.
 ``--players steady`` (the default) are the project's first simulated players: they wait until
 the station has settled after every move. ``--players varied`` keep real players' pace (the next
 move 0.5-4 s after the last came to rest, illegal attempts undone after 1-3 s), each table's

@@ -1,0 +1,79 @@
+"""Bot strength: each level against the lower ones, per game; prints one JSON object.
+
+``python -m tools.bench.bots --games N [--search-games M] [--budget 300 | --budget 0.2s]
+[--game topple:2 ...]``
+
+For each game (Topple with 2, 3 and 4 seats, Manami, TacTiki) and each pair of levels, the
+stronger level takes one seat and the weaker the others, the seat turning from game to game;
+game ``i`` of a pair is dealt from ``random.Random(i)``. Reported per pair: games, wins, draws
+(shared wins included), losses, the score ``(wins + draws / 2) / games`` with its 95 % Wilson
+interval, the seconds per decision of the stronger level (p50, p95, on this machine) and the CPU
+seconds the pair took. ``--budget`` is the search level's budget per decision: a playout count
+(repeatable exactly) or seconds with an ``s`` suffix. ``--merge FILE...`` joins the outputs of
+runs split by ``--game``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+from pathlib import Path
+
+from pi_app.bots import LEVELS
+from pi_app.bots.selfplay import TABLES, parse_budget, play_pair
+
+
+def _commit() -> str | None:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                             capture_output=True, text=True, timeout=10, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="games per pair")
+    parser.add_argument("--search-games", type=int,
+                        help="games per pair that involves the search level (default --games)")
+    parser.add_argument("--budget", default="300",
+                        help="search budget per decision: playouts (300) or seconds (0.2s)")
+    parser.add_argument("--game", action="append",
+                        help="only this table, as topple:2 or manami (repeatable)")
+    parser.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i")
+    parser.add_argument("--merge", nargs="+", help="join the JSON outputs of split runs")
+    args = parser.parse_args(argv)
+    if args.merge:
+        parts = [json.loads(Path(f).read_text()) for f in args.merge]
+        merged = dict(parts[0])
+        merged["results"] = [r for part in parts for r in part["results"]]
+        merged["parts"] = [{k: v for k, v in part.items() if k != "results"} for part in parts]
+        print(json.dumps(merged, indent=1))
+        return
+    tables = TABLES
+    if args.game:
+        wanted = {(g.split(":")[0], int(g.split(":")[1]) if ":" in g else 2) for g in args.game}
+        tables = tuple(t for t in TABLES if t in wanted)
+    budget = parse_budget(args.budget)
+    search_games = args.games if args.search_games is None else args.search_games
+    results = []
+    for game_name, players in tables:
+        for i, level in enumerate(LEVELS):
+            for opponent in LEVELS[:i]:
+                n = search_games if "search" in (level, opponent) else args.games
+                results.append(play_pair(game_name, players, level, opponent, n, budget,
+                                         args.seed))
+    print(json.dumps({
+        "bench": "bots", "commit": _commit(), "budget": args.budget,
+        "machine": platform.machine(), "python": platform.python_version(),
+        "pi4_scaling": "a Raspberry Pi 4 runs pure Python about 4-6x slower than this x86 core:"
+                       " multiply seconds_per_decision by 5",
+        "results": results}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
