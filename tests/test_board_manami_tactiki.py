@@ -12,6 +12,7 @@ import pytest
 from rig import Rig
 
 from pi_app.board.follower import (
+    Acceptance,
     Follower,
     Guidance,
     InSync,
@@ -200,7 +201,7 @@ def test_a_piece_that_rested_on_a_stack_and_goes_on_revises_the_turn() -> None:
     assert not Rig.guidance(out) and [t for _, t in rig.follower.history] == ["a1-a2 b1-b2"]
 
 
-def restart(rig: Rig, how: str, lifts_only: bool = False) -> None:
+def restart(rig: Rig, how: Acceptance, lifts_only: bool = False) -> None:
     """The station restarts: a new follower on the same history, told how the last move was
     accepted (as the store says), reading the board afresh."""
     follower = Follower(rig.game, rig.follower.state, rig.geometry, rig.registry,
@@ -220,7 +221,7 @@ def test_a_turn_that_goes_on_across_a_restart_is_revised_all_the_same() -> None:
     out = rig.act(("lift", "T3", "a1"), ("put", "T3", "a2"), ("lift", "T4", "b1"),
                   ("put", "T4", "a1"), gap=0.15, linger=0.6)
     assert Rig.accepted(out) == ["a1-a2 b1-a1"]
-    restart(rig, "rested")
+    restart(rig, Acceptance.RESTED)
     out = rig.act(("lift", "T4", "a1"), ("put", "T4", "b2"), gap=0.15)
     assert [(r.replaced, r.text) for r in out if isinstance(r, MoveRevised)] == [
         ("a1-a2 b1-a1", "a1-a2 b1-b2")]
@@ -263,7 +264,7 @@ def test_a_fights_loser_still_to_be_taken_off_has_not_come_back() -> None:
     out = rig.act(("lift", "T4", "b3"), ("put", "T4", "b4"), ("lift", "T4", "b4"),
                   ("put", "T4", "b5"), gap=0.15)
     assert Rig.accepted(out) == ["b3-b4 b4-b5"]
-    restart(rig, "settled", lifts_only=True)
+    restart(rig, Acceptance.SETTLED, lifts_only=True)
     out = rig.act(("lift", "T1", "e1"), linger=3.0)
     assert not any(isinstance(o, TakenBack) for o in out)
     out = rig.act(("put", "T1", "e1"), ("lift", "C2", "b4"))

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops
 
-from pi_app.board.follower import Prompt
+from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.inference import Fix
 from pi_app.games.topple import GAME as TOPPLE
@@ -133,7 +133,7 @@ def test_your_turn_is_the_movers_status_led_only(topple: Geometry) -> None:
     assert lit(fb.led_frame(replace(PLAY, to_move=None), topple, 0.0)) == {}
 
 
-GUIDED = replace(PLAY, to_move=0, guidance_kind="mismatch",
+GUIDED = replace(PLAY, to_move=0, guidance_kind=GuidanceKind.MISMATCH,
                  fixes=(Fix("move", "Nui", "s6", "s2"), Fix("remove", "Kapu", "card"),
                         Fix("place", "Eepo", "s9")))
 
@@ -156,7 +156,7 @@ def test_guidance_first_fix_strong_in_two_patterns_others_dim(topple: Geometry) 
 
 
 def test_follow_up_remove_is_a_double_pulse(tactiki: Geometry) -> None:
-    scene = Scene(phase="play", game="tactiki", to_move=1, guidance_kind="follow_up",
+    scene = Scene(phase="play", game="tactiki", to_move=1, guidance_kind=GuidanceKind.FOLLOW_UP,
                   fixes=(Fix("remove", "C4", "c3"), Fix("remove", "C1", "d3")))
     c3, d3 = leds(tactiki, "c3"), leds(tactiki, "d3")
     for t, on in ((0.1, True), (0.2, False), (0.35, True), (0.5, False), (1.5, True)):
@@ -167,8 +167,9 @@ def test_follow_up_remove_is_a_double_pulse(tactiki: Geometry) -> None:
 
 def test_a_wrong_move_remove_is_fast_orange_and_unknown_tags_double_orange(
         topple: Geometry) -> None:
-    extra = replace(PLAY, guidance_kind="mismatch", fixes=(Fix("remove", "Nui", "s1"),))
-    unknown = replace(PLAY, guidance_kind="mismatch", fixes=(Fix("unknown", "04ab", "s1"),))
+    mismatch = GuidanceKind.MISMATCH
+    extra = replace(PLAY, guidance_kind=mismatch, fixes=(Fix("remove", "Nui", "s1"),))
+    unknown = replace(PLAY, guidance_kind=mismatch, fixes=(Fix("unknown", "04ab", "s1"),))
     s1 = sorted(leds(topple, "s1"))
     extra_levels = [fb.led_frame(extra, topple, t)[s1[0]] for t in (0.1, 0.25, 0.45, 0.65)]
     unknown_levels = [fb.led_frame(unknown, topple, t)[s1[0]] for t in (0.1, 0.25, 0.45, 0.65)]
@@ -219,7 +220,7 @@ def test_game_over_lights_the_winners(topple: Geometry) -> None:
 
 def test_unknown_cells_are_ignored_and_menu_is_dark(topple: Geometry) -> None:
     scene = replace(PLAY, confirmed=("z9",), confirmed_at=0.0,
-                    fixes=(Fix("remove", "x", "nowhere"),), guidance_kind="mismatch")
+                    fixes=(Fix("remove", "x", "nowhere"),), guidance_kind=GuidanceKind.MISMATCH)
     assert set(lit(fb.led_frame(scene, topple, 0.1))) == set(topple.status_leds["p1"])
     assert lit(fb.led_frame(replace(GUIDED, phase="menu"), topple, 0.1)) == {}
 
@@ -242,7 +243,8 @@ def test_next_change_is_when_the_frame_changes(topple: Geometry) -> None:
     assert fb.next_change(confirmed, topple, 5.0) is None
     smooth = render_docs.SCREENS["prompt-ambiguous"]  # breathing: redrawn every step
     assert fb.next_change(smooth, topple, 3.0) == pytest.approx(3.0 + fb.STEP_S)
-    for scene in (GUIDED, replace(GUIDED, fixes=GUIDED.fixes[:1], guidance_kind="follow_up")):
+    for scene in (GUIDED, replace(GUIDED, fixes=GUIDED.fixes[:1],
+                                  guidance_kind=GuidanceKind.FOLLOW_UP)):
         t = 3.02
         for _ in range(30):
             nxt = fb.next_change(scene, topple, t)
@@ -273,7 +275,7 @@ def test_scene_rejects_unknown_phases_and_kinds() -> None:
     with pytest.raises(ValueError, match="phase"):
         Scene(phase="playing")
     with pytest.raises(ValueError, match="guidance"):
-        Scene(guidance_kind="oops")
+        Scene(guidance_kind="oops")  # type: ignore[arg-type]  # an untyped caller
 
 
 # -- screens --------------------------------------------------------------------------------------
@@ -305,7 +307,7 @@ def test_every_phase_has_its_screen() -> None:
 
 
 def test_guidance_says_the_first_fix_in_words() -> None:
-    scene = replace(PLAY, guidance_kind="mismatch",
+    scene = replace(PLAY, guidance_kind=GuidanceKind.MISMATCH,
                     fixes=(Fix("remove", "T3", "c4"), Fix("place", "T3", "c5")))
     image = fb.screen(scene)
     assert find(image, fb.text_mask("Remove T3"))
@@ -334,7 +336,8 @@ def _row_inverted(image: Image.Image, row: int) -> bool:
 @pytest.mark.parametrize("selected", [0, 1, 2, 3, 4])
 def test_the_selected_option_row_is_inverted(selected: int) -> None:
     options = ("up1 Kapu", "topple Eepo", "up2 Nui", "up3 Nani", "toast Kapu")
-    scene = replace(PLAY, phase="prompt", prompt=Prompt(0.0, "ambiguous", options, selected))
+    scene = replace(PLAY, phase="prompt",
+                    prompt=Prompt(0.0, PromptKind.AMBIGUOUS, options, selected))
     image = fb.screen(scene)
     visible = min(max(selected - 1, 0), len(options) - 3)  # three rows, scrolled to show it
     rows = [_row_inverted(image, r) for r in range(3)]
@@ -349,12 +352,12 @@ def test_the_menu_marks_the_chosen_game() -> None:
 
 
 def test_button_legends_fit_and_name_the_buttons() -> None:
-    for kind in ("ambiguous", "takeback", "decision", "something new"):
+    for kind in set(PromptKind) - {PromptKind.ORDER}:  # (ORDER has a screen of its own)
         scene = replace(PLAY, phase="prompt", prompt=Prompt(0.0, kind, ("a", "b")))
         image = fb.screen(scene)
         assert find(image, fb.text_mask("OK"), fill=0)
     takeback = fb.screen(replace(PLAY, phase="prompt",
-                                 prompt=Prompt(0.0, "takeback", ("take back 1 move(s)",))))
+                                 prompt=Prompt(0.0, PromptKind.TAKEBACK, ("take back 1 move(s)",))))
     assert find(takeback, fb.text_mask("BACK"), fill=0) and find(takeback, fb.text_mask("yes"))
 
 
@@ -372,9 +375,11 @@ def test_any_scene_renders(phase: str, title: str, message: str, board: str,
     """Long names, odd characters and out-of-range numbers never break a screen."""
     scene = Scene(phase=phase, title=title, message=message, board=board,
                   scores=tuple(scores), to_move=to_move, winners=tuple(range(len(scores))),
-                  prompt=Prompt(0.0, "ambiguous", tuple(options), selected) if options else None,
+                  prompt=(Prompt(0.0, PromptKind.AMBIGUOUS, tuple(options), selected)
+                          if options else None),
                   fixes=(Fix("move", piece, "s1", "s2"),) if piece else (),
-                  guidance_kind="mismatch", store_error=store_error, link_detail=message)
+                  guidance_kind=GuidanceKind.MISMATCH, store_error=store_error,
+                  link_detail=message)
     image = fb.screen(scene)
     assert image.size == (128, 64) and image.mode == "1"
 

@@ -51,6 +51,7 @@ from net_fixtures import (
     wait_for,
 )
 
+from pi_app.board.follower import Acceptance
 from pi_app.board.inference import Fix
 from pi_app.games import get_game
 from pi_app.games.base import JSON
@@ -183,12 +184,12 @@ class Table:
         if self.turns % 7 == 1 and len(moves) > 1 and not any(ends):
             # a move, taken back, made again, and revised as another
             first = engine.apply(state, moves[-1])
-            self._told(session.moved(texts[-1], player, first, "at once"))
+            self._told(session.moved(texts[-1], player, first, Acceptance.AT_ONCE))
             self._show()
             left = [(c, p) for c, p in engine.expected_view(first).items()]
             self._told(session.taken_back(1, state, left))
             self._show()
-            self._told(session.moved(texts[-1], player, first, "settled"))
+            self._told(session.moved(texts[-1], player, first, Acceptance.SETTLED))
             self._show()
             self._told(session.revised(texts[-1], texts[0], engine.apply(state, moves[0])))
         else:
@@ -198,7 +199,7 @@ class Table:
                 self._show()
                 return False
             self._told(session.moved(engine.move_text(state, move), player,
-                                     engine.apply(state, move), "at once"))
+                                     engine.apply(state, move), Acceptance.AT_ONCE))
         self._show()
         self._question_or_guidance()  # left on show until the next turn
         return True
@@ -231,7 +232,7 @@ class Table:
         assert self.session is not None and self.last is not None
         state, engine = self.session.state, self.engine
         self._told(self.session.moved(engine.move_text(state, self.last), engine.to_move(state),
-                                      engine.apply(state, self.last), "at once"))
+                                      engine.apply(state, self.last), Acceptance.AT_ONCE))
         self._show()
         result = self.session.finish_if_over()
         assert result is not None

@@ -24,7 +24,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from pi_app import i18n
-from pi_app.board.follower import Prompt
+from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
 from pi_app.board.inference import Fix
 from pi_app.referee import feedback as fb
 from tools import render_docs
@@ -139,11 +139,11 @@ EXTRA_SCREENS: dict[str, Scene] = {
     "setup-empty": Scene(phase="setup", game="topple", board="table-7"),
     "takeback-plain": Scene(phase="play", game="topple", board="table-7", takeback=("s3", "s4")),
     "prompt-other": Scene(phase="prompt", game="topple", to_move=1,
-                          prompt=Prompt(0.0, "question", (), 0)),
+                          prompt=Prompt(0.0, PromptKind.DRAW, (), 0)),
     "order-more": Scene(phase="setup", game="tactiki", board="table-3",
-                        prompt=Prompt(0.0, "order", ("b1", "d5", "e2"))),
+                        prompt=Prompt(0.0, PromptKind.ORDER, ("b1", "d5", "e2"))),
     "guidance-moves": Scene(phase="play", game="topple", board="table-7", to_move=0,
-                            guidance_kind="mismatch",
+                            guidance_kind=GuidanceKind.MISMATCH,
                             fixes=(Fix("remove", "Kapu", "s2"), Fix("place", "Nui", "s3"))),
     "error-plain": Scene(phase="error", board="table-7"),
 }

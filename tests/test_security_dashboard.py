@@ -40,6 +40,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from pi_app.board.equipment import registry_for
+from pi_app.board.follower import GuidanceKind
 from pi_app.net import topics
 from pi_app.net.auth import Brake, CookieSigner, hash_password, verify_password
 from pi_app.net.broker import (
@@ -221,7 +222,7 @@ def test_every_station_status_has_its_board_status() -> None:
     for phase in PHASES:
         assert isinstance(StationStatus.of_phase(phase), StationStatus)
     assert StationStatus.of_phase("play") == "playing"
-    assert StationStatus.of_phase("play", "mismatch") == "mismatch"
+    assert StationStatus.of_phase("play", GuidanceKind.MISMATCH) == "mismatch"
 
 
 def test_a_real_station_shows_playing_then_mismatch_on_the_dashboard(

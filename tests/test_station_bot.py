@@ -23,6 +23,7 @@ from test_game_change_and_names import shows
 from test_hidden_info import Facts
 
 from pi_app.board.equipment import card_name, registry_for
+from pi_app.board.follower import GuidanceKind
 from pi_app.board.inference import Fix
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.readings import ButtonPressed, HwEvent, TagsSeen
@@ -311,5 +312,5 @@ def test_the_new_signals_differ_in_pattern_from_what_shares_the_board() -> None:
         patterns = [fb.SIGNALS[k].pattern for k in keys]
         assert len(set(patterns)) == len(patterns), keys
     fix = fb.Scene(shown_kind="station", shown_put=("a1",),
-                   fixes=(Fix("place", "p1", "b1"),), guidance_kind="mismatch")
+                   fixes=(Fix("place", "p1", "b1"),), guidance_kind=GuidanceKind.MISMATCH)
     assert "a1" not in fb.cell_signals(fix, 5.0)

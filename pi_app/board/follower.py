@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from pi_app.board.geometry import Geometry
@@ -66,9 +67,67 @@ from pi_app.readings import ButtonPressed, SensorEvent
 TAKEBACK_DEPTH = 12
 #: Oldest a sensor event's own time may be (seconds before it is handled) and still be used.
 MAX_EVENT_AGE = 2.0
-#: How a move was accepted when the board alone decided it: only those may be revised (or
-#: undone when a piece comes back) by what the board shows next.
-BOARD_DECIDED = ("at once", "rested", "settled")
+
+
+class Acceptance(StrEnum):
+    """How a move was accepted. The values are stored with the move (the ``move`` event's
+    ``"how"``, ``docs/records.md``) and read back after a restart, so they never change: a
+    ``str`` enum writes exactly the words earlier stations stored."""
+
+    AT_ONCE = "at once"
+    """Clear and finished."""
+    RESTED = "rested"
+    """Clear, but a piece carried over a stack looks the same for a moment: after
+    ``settle_min``."""
+    SETTLED = "settled"
+    """After resting: an incomplete picture, or the middle of another move."""
+    ASKED = "asked"
+    """A question was answered (button or card)."""
+    FORCED = "forced"
+    """The only move there was (a pass, a decision that makes no difference)."""
+
+    @classmethod
+    def stored(cls, value: object) -> Acceptance | None:
+        """The acceptance a stored ``"how"`` names; None when it names none (absent in older
+        games, or a hand-edited store): such a move is treated as one the players chose."""
+        if isinstance(value, str) and value in cls._value2member_map_:
+            return cls(value)
+        return None
+
+    @property
+    def board_decided(self) -> bool:
+        """The board alone decided it: only such a move may be revised (or undone when a
+        piece comes back) by what the board shows next."""
+        return self in BOARD_DECIDED
+
+
+#: How a move was accepted when the board alone decided it.
+BOARD_DECIDED = frozenset({Acceptance.AT_ONCE, Acceptance.RESTED, Acceptance.SETTLED})
+
+
+class PromptKind(StrEnum):
+    """What a question on the screen is about (stored in ``prompt`` notes, shown on the page)."""
+
+    AMBIGUOUS = "ambiguous"
+    """Which of several look-alike moves was made?"""
+    TAKEBACK = "takeback"
+    """Take back the moves the board shows undone?"""
+    DECISION = "decision"
+    """A choice the sensors cannot see (the order of two villages, a pass)."""
+    DRAW = "draw"
+    """The station's own: a draw offered (asked by the referee, not the follower)."""
+    ORDER = "order"
+    """The station's own: in which order were these pieces put down (TacTiki's start stacks)?"""
+
+
+class GuidanceKind(StrEnum):
+    """Why the board differs from the position (stored as the note's kind)."""
+
+    FOLLOW_UP = "follow_up"
+    """The rules demand it: remove defeated pieces, clear a village."""
+    MISMATCH = "mismatch"
+    """A wrong or unfinished move."""
+
 #: Timers fire at exactly ``last change + settle``; float sums may land a hair short of it.
 _EPSILON = 1e-6
 
@@ -82,11 +141,9 @@ class MoveAccepted:
     state: Any
     since_rest: float
     """Seconds from the board's last change to the acceptance (the settle cost)."""
-    how: str = "at once"
-    """``at once`` (clear and finished), ``rested`` (clear, but a piece carried over a stack
-    looks the same for a moment: after ``settle_min``), ``settled`` (after resting: incomplete
-    picture, or the middle of another move), ``asked`` (a question was answered) or
-    ``forced``."""
+    how: Acceptance = Acceptance.AT_ONCE
+    """How it was accepted (stored with it: a restarted station must know whether the board
+    alone decided it)."""
     lifts_only: bool = False
     """The picture accepted only had pieces gone (see :attr:`Option.lifts_only`): the move is
     undone if such a piece comes back (a restarted station must know it too)."""
@@ -104,11 +161,10 @@ class MoveRevised:
 
 @dataclass(frozen=True)
 class Prompt:
-    """A question: ``kind`` is ``ambiguous`` (which move?), ``takeback`` (take back?) or
-    ``decision`` (a choice the sensors cannot see, such as the order of two villages)."""
+    """A question (the follower asks ``ambiguous``, ``takeback`` and ``decision`` ones)."""
 
     t: float
-    kind: str
+    kind: PromptKind
     options: tuple[str, ...]
     selected: int = 0
     plies: int = 0
@@ -121,11 +177,10 @@ class PromptCleared:
 
 @dataclass(frozen=True)
 class Guidance:
-    """The board differs from the position: ``kind`` is ``follow_up`` (the rules demand it:
-    remove defeated pieces, clear a village) or ``mismatch`` (a wrong or unfinished move)."""
+    """The board differs from the position, and why (``kind``)."""
 
     t: float
-    kind: str
+    kind: GuidanceKind
     fixes: tuple[Fix, ...]
 
 
@@ -153,7 +208,7 @@ Outcome = MoveAccepted | MoveRevised | Prompt | PromptCleared | Guidance | InSyn
 
 @dataclass
 class _Asking:
-    kind: str
+    kind: PromptKind
     key: ViewKey
     options: tuple[Option, ...] = ()
     plies: int = 0
@@ -188,7 +243,7 @@ class Follower:
         self._position: Position | None = None
         self._prepared = False  # the position's silent decisions have been asked for
         self._asking: _Asking | None = None
-        self._shown: tuple[str, ViewKey] | None = None  # the guidance on show, and for what
+        self._shown: tuple[GuidanceKind, ViewKey] | None = None  # the guidance shown, and for
         self._follow_up: ViewKey | None = None          # placement of a move still being tidied
         # A last move that may still be revised: the position before it, the move, and when.
         # (None for "when": restored after a restart; the window opens at the first picture.)
@@ -258,8 +313,8 @@ class Follower:
                              self.position.by_placement.values() for o in options):
             return []
         if len(silent) == 1:
-            return self._accept(silent[0], now, how="forced")
-        self._asking = _Asking("decision", self.position.here, tuple(silent))
+            return self._accept(silent[0], now, how=Acceptance.FORCED)
+        self._asking = _Asking(PromptKind.DECISION, self.position.here, tuple(silent))
         return [self._prompt(now)]
 
     def _silent(self) -> list[Option]:
@@ -301,7 +356,8 @@ class Follower:
         asking = self._asking
         if asking is None:
             if button == "ok" and self._silent():
-                self._asking = _Asking("decision", self.position.here, tuple(self._silent()))
+                self._asking = _Asking(PromptKind.DECISION, self.position.here,
+                                       tuple(self._silent()))
                 return [self._prompt(now)]
             if button == "back" and self.history:
                 plies = takeback_plies(self.game, self.history)
@@ -312,27 +368,27 @@ class Follower:
             asking.selected = (asking.selected + 1) % max(count, 1)
             return [self._prompt(now)]
         if button == "back":
-            if asking.kind == "decision":
+            if asking.kind is PromptKind.DECISION:
                 return []  # the rules demand an answer
             self._asking = None
             return [PromptCleared(now)]
         if button == "ok":
             self._asking = None
-            if asking.kind == "takeback":
+            if asking.kind is PromptKind.TAKEBACK:
                 return [PromptCleared(now), *self._take_back(asking.plies, now)]
             return [PromptCleared(now),
-                    *self._accept(asking.options[asking.selected], now, how="asked")]
+                    *self._accept(asking.options[asking.selected], now, how=Acceptance.ASKED)]
         return []
 
     def choose(self, card: str, now: float) -> list[Outcome]:
         """Answer an ambiguity with a card (its first word, e.g. ``up1``), as a card tap does."""
         asking = self._asking
-        if asking is None or asking.kind != "ambiguous":
+        if asking is None or asking.kind is not PromptKind.AMBIGUOUS:
             return []
         for option in asking.options:
             if option.text.split()[0] == card:
                 self._asking = None
-                return [PromptCleared(now), *self._accept(option, now, how="asked")]
+                return [PromptCleared(now), *self._accept(option, now, how=Acceptance.ASKED)]
         return []
 
     # -- the decision ----------------------------------------------------------------------------
@@ -364,7 +420,7 @@ class Follower:
         if self._asking is not None:
             if key == self._asking.key:
                 return out
-            if self._asking.kind == "decision" and key == self.position.here:
+            if self._asking.kind is PromptKind.DECISION and key == self.position.here:
                 return out
             self._asking = None
             out.append(PromptCleared(now))
@@ -373,7 +429,7 @@ class Follower:
             # Tidying up after the last move (clearing a village token by token) can pass
             # through pictures of new moves (one token left looks like a new totem): the
             # follow-up goes first, until the board shows the position.
-            return out + self._guide("follow_up", observation, key, now)
+            return out + self._guide(GuidanceKind.FOLLOW_UP, observation, key, now)
         decision = self.position.classify(observation)
         if self._undone is not None:
             if key == self.position.here:
@@ -400,25 +456,25 @@ class Follower:
                 self._shown = None
                 out.append(InSync(now))
             elif observation.unknown:
-                out += self._guide("mismatch", observation, key, now)
+                out += self._guide(GuidanceKind.MISMATCH, observation, key, now)
             return out
         if verdict is Verdict.MOVE:
             option = decision.options[0]
             if not self._may_hover(option, self.position.here):
-                return out + self._accept(option, now, quiet, "at once")
+                return out + self._accept(option, now, quiet, Acceptance.AT_ONCE)
             if quiet >= self._settle_min:
-                return out + self._accept(option, now, quiet, "rested")
+                return out + self._accept(option, now, quiet, Acceptance.RESTED)
             return out
         if verdict is Verdict.SETTLING:
             option = decision.options[0]
             if quiet >= self._rest_needed(option):
-                return out + self._accept(option, now, quiet, "settled")
+                return out + self._accept(option, now, quiet, Acceptance.SETTLED)
             if quiet >= self.settle and (self._held is None or self._held[0] is not option):
                 self._held = (option, None)
             return out
         if verdict is Verdict.AMBIGUOUS:
             if quiet >= self.settle:
-                self._asking = _Asking("ambiguous", key, decision.options)
+                self._asking = _Asking(PromptKind.AMBIGUOUS, key, decision.options)
                 out.append(self._prompt(now))
             return out
         if verdict is Verdict.TAKEBACK:
@@ -426,7 +482,7 @@ class Follower:
             if undone:
                 return out + undone
             if quiet >= self.settle:
-                self._asking = _Asking("takeback", key, plies=decision.plies)
+                self._asking = _Asking(PromptKind.TAKEBACK, key, plies=decision.plies)
                 out.append(self._prompt(now))
             return out
         revised = self._revise(observation, quiet, now) if verdict is Verdict.UNKNOWN else []
@@ -434,16 +490,16 @@ class Follower:
             return out + revised
         for untidy, tidy in self.position.tidy.items():  # a fight in the middle of a turn
             if between(observation, tidy, untidy):
-                return out + self._guide("follow_up", observation, key, now, dict(tidy))
+                return out + self._guide(GuidanceKind.FOLLOW_UP, observation, key, now, dict(tidy))
         waited = self.grace * (2 if verdict is Verdict.IN_PROGRESS else 1)
         if verdict is Verdict.UNKNOWN and observation.complete and \
                 _all_on_board(self.position.here, observation):
             waited = self.settle_unexplained  # nothing in a hand: a finished wrong move
         if quiet >= waited or self._guide_now:
-            out += self._guide("mismatch", observation, key, now)
+            out += self._guide(GuidanceKind.MISMATCH, observation, key, now)
         return out
 
-    def _guide(self, kind: str, observation: Observation, key: ViewKey, now: float,
+    def _guide(self, kind: GuidanceKind, observation: Observation, key: ViewKey, now: float,
                target: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome]:
         if self._shown == (kind, key):
             return []
@@ -456,14 +512,14 @@ class Follower:
     def _prompt(self, now: float) -> Prompt:
         asking = self._asking
         assert asking is not None
-        if asking.kind == "takeback":
-            return Prompt(now, "takeback", (f"take back {asking.plies} move(s)",), 0,
+        if asking.kind is PromptKind.TAKEBACK:
+            return Prompt(now, PromptKind.TAKEBACK, (f"take back {asking.plies} move(s)",), 0,
                           asking.plies)
         return Prompt(now, asking.kind, tuple(o.text for o in asking.options), asking.selected)
 
     def _pad(self, observation: Observation, now: float, out: list[Outcome]) -> None:
         """A card tapped on a pad answers an open ambiguity (``action:up1`` means Up 1)."""
-        if self._asking is None or self._asking.kind != "ambiguous":
+        if self._asking is None or self._asking.kind is not PromptKind.AMBIGUOUS:
             return
         for cell in self.geometry.names("pad"):
             for piece in observation.pieces.get(cell, ()):
@@ -512,7 +568,7 @@ class Follower:
         elif decision.verdict not in (Verdict.SETTLING, Verdict.AMBIGUOUS) or \
                 quiet < self.settle or any(o.lifts_only for o in decision.options):
             return []  # (more pieces gone is no proof: a knocked neighbour looks the same)
-        out = self._accept(option, now, quiet, "settled")
+        out = self._accept(option, now, quiet, Acceptance.SETTLED)
         self._position = after  # the next move is judged from it (prepare() goes on)
         return out
 
@@ -593,11 +649,11 @@ class Follower:
 
     # -- changing the position -------------------------------------------------------------------
     def _accept(self, option: Option, now: float, quiet: float = 0.0,
-                how: str = "asked") -> list[Outcome]:
+                how: Acceptance = Acceptance.ASKED) -> list[Outcome]:
         player = self.game.to_move(self.state)
         # Only what the board alone decided may be revised by the board; a move the players
         # chose by button or card, or the only one there was, stands.
-        self._previous = (self.position, _open(option, how), now) if how in BOARD_DECIDED \
+        self._previous = (self.position, _open(option, how), now) if how.board_decided \
             else None
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
@@ -652,13 +708,13 @@ class Follower:
         key = view_key(self.game.expected_view(earlier), self.cells)
         return key != self.position.here and key not in self.position.by_placement
 
-    def resume_last_move(self, how: str, lifts_only: bool) -> None:
+    def resume_last_move(self, how: Acceptance | None, lifts_only: bool) -> None:
         """After a restart: the board alone took the last move (the store says ``how``, and
         whether the picture only had pieces gone), so it stays open as it was before the
         restart: undone when a piece it took off comes back, revised when the board shows
         that it was the middle of another move. The revise window opens at the first picture
         judged after the restart (the hand may have gone on while the station was down)."""
-        if not self.history or how not in BOARD_DECIDED:
+        if not self.history or how is None or not how.board_decided:
             return
         before, text = self.history[-1]
         earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH - 1:-1])]
@@ -697,11 +753,11 @@ class Follower:
                                                   self.cells) else None
 
 
-def _open(option: Option, how: str) -> Option:
+def _open(option: Option, how: Acceptance) -> Option:
     """The accepted move as the board may still revise it. One taken only because it rested
     on a stack for settle_min (``rested``) may be a piece the hand carried on, or a turn's
     steps made in another order: it stays open like a move that could go on."""
-    return replace(option, extendable=True) if how == "rested" else option
+    return replace(option, extendable=True) if how is Acceptance.RESTED else option
 
 
 def was_forced(game: Game[Any, Any], before: Any) -> bool:

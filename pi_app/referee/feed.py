@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any
 
+from pi_app.board.follower import GuidanceKind
 from pi_app.games.base import JSON
 from pi_app.referee.store import Event
 
@@ -52,11 +53,12 @@ class StationStatus(StrEnum):
     ERROR = "error"            # moves cannot be stored
 
     @classmethod
-    def of_phase(cls, phase: str, guidance_kind: str | None = None) -> StationStatus:
+    def of_phase(cls, phase: str,
+                 guidance_kind: GuidanceKind | None = None) -> StationStatus:
         """The status of a station's screen phase (``feedback.PHASES``) and its guidance."""
-        if phase == "play" and guidance_kind == "mismatch":
+        if phase == "play" and guidance_kind is GuidanceKind.MISMATCH:
             return cls.MISMATCH
-        if phase == "play" and guidance_kind == "follow_up":
+        if phase == "play" and guidance_kind is GuidanceKind.FOLLOW_UP:
             return cls.FOLLOW_UP
         return _PHASES.get(phase, cls.IDLE)
 

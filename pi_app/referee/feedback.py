@@ -30,7 +30,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from pi_app.board.follower import Prompt
+from pi_app.board.follower import GuidanceKind, Prompt
 from pi_app.board.geometry import Geometry
 from pi_app.board.inference import Fix
 from pi_app.games import GAME_NAMES, get_game
@@ -48,7 +48,7 @@ WHITE: RGB = (144, 144, 144)
 DIM = 0.25
 
 PHASES = ("menu", "setup", "play", "prompt", "over", "offline", "error")
-GUIDANCE_KINDS = ("follow_up", "mismatch")
+GUIDANCE_KINDS = tuple(GuidanceKind)
 #: ``confirmed_at`` of a scene with nothing confirmed yet.
 NEVER = -1e9
 #: How long a confirmation stays lit (seconds).
@@ -197,7 +197,7 @@ class Scene:
     last_move: str = ""
     confirmed: tuple[str, ...] = ()
     confirmed_at: float = NEVER
-    guidance_kind: str | None = None
+    guidance_kind: GuidanceKind | None = None
     fixes: tuple[Fix, ...] = ()
     prompt: Prompt | None = None
     prompt_cells: tuple[str, ...] = ()
@@ -272,13 +272,13 @@ class Lamp:
     start: float = 0.0
 
 
-def _first_fix_signals(kind: str | None, fix: Fix) -> list[tuple[str, str]]:
+def _first_fix_signals(kind: GuidanceKind | None, fix: Fix) -> list[tuple[str, str]]:
     """(cell, signal key) for the fix to do now: from-cell and to-cell in their own patterns."""
     if fix.kind == "unknown":
         return [(fix.cell, "unknown")]
     if fix.kind == "place":
         return [(fix.cell, "missing")]
-    take = "follow_up" if kind == "follow_up" else "extra"
+    take = "follow_up" if kind is GuidanceKind.FOLLOW_UP else "extra"
     out = [(fix.cell, take)]
     if fix.kind == "move" and fix.to is not None:
         out.append((fix.to, "missing"))
@@ -669,7 +669,7 @@ def _setup(c: _Canvas, scene: Scene) -> None:
 
 
 def _guidance(c: _Canvas, scene: Scene) -> None:
-    follow = scene.guidance_kind == "follow_up"
+    follow = scene.guidance_kind is GuidanceKind.FOLLOW_UP
     count = len(scene.fixes)
     c.header(c._("Finish the move") if follow else c._("Fix the board"),
              f"1/{count}" if count > 1 else "")

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_app.board.follower import Acceptance
 from pi_app.games import Game, get_game
 from pi_app.games.base import JSON
 from pi_app.records import fold, replay
@@ -62,14 +63,14 @@ class Session:
         return session
 
     # -- what happens ----------------------------------------------------------------------------
-    def moved(self, text: str, player: int | None, state: Any, how: str = "",
-              lifts_only: bool = False) -> Event:
+    def moved(self, text: str, player: int | None, state: Any,
+              how: Acceptance | None = None, lifts_only: bool = False) -> Event:
         """Store an accepted move (call before confirming it to anyone), with how it was
         accepted: a restarted station must know whether the board alone took it from a
         picture with pieces gone (then a piece that comes back still undoes it)."""
         data: JSON = {"text": text, "player": player}
-        if how:
-            data["how"] = how
+        if how is not None:
+            data["how"] = how.value  # the stored word (docs/records.md), a plain string
         if lifts_only:
             data["lifts_only"] = True
         event = self.store.append(self.game_id, "move", data)

@@ -24,7 +24,7 @@ from typing import Any
 from PIL import Image
 
 from pi_app.board.follower import (
-    BOARD_DECIDED,
+    Acceptance,
     Follower,
     Guidance,
     InSync,
@@ -33,9 +33,11 @@ from pi_app.board.follower import (
     Outcome,
     Prompt,
     PromptCleared,
+    PromptKind,
     TakenBack,
 )
 from pi_app.board.geometry import Geometry, load_geometry
+from pi_app.board.inference import Verdict
 from pi_app.board.registry import TagRegistry
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
@@ -211,7 +213,7 @@ class Station:
         if tidied:
             follower.follow_up_done()
         if last is not None and last.kind == "move":
-            follower.resume_last_move(str(last.data.get("how", "")),
+            follower.resume_last_move(Acceptance.stored(last.data.get("how")),
                                       bool(last.data.get("lifts_only")))
         left = last.data.get("left") if last is not None and last.kind == "takeback" else None
         if not tidied and isinstance(left, dict) and all(
@@ -235,7 +237,8 @@ class Station:
         """Did the board alone decide the last move (so it may still be revised or undone)?"""
         _, last = self._since_last_move()
         return last is not None and (last.kind == "revise" or (
-            last.kind == "move" and last.data.get("how") in BOARD_DECIDED))
+            last.kind == "move" and (how := Acceptance.stored(last.data.get("how"))) is not None
+            and how.board_decided))
 
     # -- the one step ----------------------------------------------------------------------------
     def step(self, event: HwEvent | None, now: float | None = None) -> list[Outcome]:
@@ -327,13 +330,13 @@ class Station:
                 if self.status.phase == "setup" and not self.blocked():
                     self.status.phase = "play"
         if self.status.phase == "setup" and not self.blocked() and \
-                self.follower.decide(now).verdict.value == "unchanged":
+                self.follower.decide(now).verdict is Verdict.UNCHANGED:
             self.status.phase = "play"
             self.status.guidance = None
 
     def _moved(self, outcome: MoveAccepted, now: float) -> None:
         before = self.session.state
-        if self.status.prompt is not None and self.status.prompt.kind == "draw":
+        if self.status.prompt is not None and self.status.prompt.kind is PromptKind.DRAW:
             self.status.prompt = None  # a move withdraws a draw offer
         if self.blocked() or self.draw_agreed():  # no move before every card is tapped and the
             # set-up is read, nor after the players agreed a draw
@@ -361,7 +364,7 @@ class Station:
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
-        self._after_move(now, outcome.how in BOARD_DECIDED)
+        self._after_move(now, outcome.how.board_decided)
 
     def _after_move(self, now: float, board_decided: bool = False) -> None:
         """Finish the game, or deal the next Topple round. A round ended by a move the board
@@ -475,9 +478,9 @@ class Station:
         if self.status.phase not in ("play", "setup") or game.is_over(state) \
                 or self.draw_agreed() or self.blocked():
             raise ActionError("there is no game in play to agree a draw in")
-        if self.status.prompt is not None and self.status.prompt.kind != "draw":
+        if self.status.prompt is not None and self.status.prompt.kind is not PromptKind.DRAW:
             raise ActionError("answer the open question first")
-        self.status.prompt = Prompt(now, "draw", (_DRAW_WAITING[min(agreed, 1)],), agreed)
+        self.status.prompt = Prompt(now, PromptKind.DRAW, (_DRAW_WAITING[min(agreed, 1)],), agreed)
         self._note("prompt", {"kind": "draw", "options": [], "agreed": agreed})
 
     def _draw_button(self, button: str, now: float) -> bool:

@@ -14,8 +14,8 @@ feed publishes in that order and the broker side drops duplicates by it. ``seq``
 events of one game from 1. ``published`` marks what the MQTT publisher has handed to the broker
 (store-and-forward). Kinds and their data:
 
-* ``move``      ``{"text": "up1 Nani", "player": 0, "how": "at once"}``: ``how`` as in
-  ``MoveAccepted`` (``at once``, ``rested``, ``settled``: the board alone decided; ``asked``,
+* ``move``      ``{"text": "up1 Nani", "player": 0, "how": "at once"}``: ``how`` is an
+  ``Acceptance`` value (``at once``, ``rested``, ``settled``: the board alone decided; ``asked``,
   ``forced``), and ``"lifts_only": true`` when it was taken from a picture with pieces gone
   (a restarted station keeps such a move undoable when a piece comes back)
 * ``revise``    ``{"replaced": "toast", "text": "topple Nani"}``: the last move was the middle

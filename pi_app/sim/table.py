@@ -348,7 +348,7 @@ class SimTable:
             if final != placement:  # the follow-up the rules demand
                 self._move_by_hand(final)
             if len(self.accepted) > before and self.accepted[before].t >= rest and \
-                    self.accepted[before].how in ("at once", "rested", "settled"):
+                    self.accepted[before].how.board_decided:
                 self.stats.accept_latency.append(self.accepted[before].t - rest)
                 self.stats.accept_how.append(self.accepted[before].how)
         self._settle_back()
@@ -409,7 +409,7 @@ class SimTable:
                 self.stats.moves_accepted += 1
                 taken = next((a for a in self.accepted[before:]
                               if self._same(a.state, intended)), None)
-                if taken is not None and taken.how in ("at once", "rested", "settled"):
+                if taken is not None and taken.how.board_decided:
                     self.stats.accept_latency.append(max(taken.t - rest, 0.0))
                     self.stats.accept_how.append(taken.how)
             else:

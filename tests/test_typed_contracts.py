@@ -1,0 +1,79 @@
+"""The contracts between layers are types, not words: how a move was accepted (stored with it),
+what a question or a guidance is about, and the sensor link's state.
+
+The stored words never change (games stored by earlier stations must resume as they were), so
+the enums are ``str`` enums whose values are exactly those words.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from pi_app.board.follower import BOARD_DECIDED, Acceptance, GuidanceKind, PromptKind
+from pi_app.games import get_game
+from pi_app.referee.session import Session
+from pi_app.referee.store import EventStore
+
+#: The words stations have stored as a move's ``"how"`` (docs: pi_app/referee/store.py).
+STORED_HOW = ("at once", "rested", "settled", "asked", "forced")
+
+
+def test_the_acceptances_are_the_stored_words() -> None:
+    assert [a.value for a in Acceptance] == list(STORED_HOW)
+    assert {a.value for a in BOARD_DECIDED} == {"at once", "rested", "settled"}
+    assert [a.board_decided for a in Acceptance] == [True, True, True, False, False]
+    assert [k.value for k in GuidanceKind] == ["follow_up", "mismatch"]
+    assert {k.value for k in PromptKind} == {"ambiguous", "takeback", "decision", "draw",
+                                             "order"}
+
+
+@pytest.mark.parametrize("how", list(Acceptance))
+def test_a_stored_move_keeps_the_plain_word_and_reads_back(tmp_path: Path,
+                                                           how: Acceptance) -> None:
+    """The event row holds the very JSON an earlier station wrote for the same move, and
+    reading it back gives the same acceptance."""
+    path = tmp_path / "s.db"
+    store = EventStore(path)
+    session = Session.new(store, "topple", rng=random.Random(3))
+    game, state = session.game, session.state
+    move = game.legal_moves(state)[0]
+    text = game.move_text(state, move)
+    session.moved(text, game.to_move(state), game.apply(state, move), how, lifts_only=True)
+    store.close()
+    with sqlite3.connect(path) as db:
+        (raw,) = db.execute("SELECT data FROM events WHERE kind = 'move'").fetchone()
+    assert raw == json.dumps({"text": text, "player": game.to_move(state),
+                              "how": how.value, "lifts_only": True})
+    again = EventStore(path)
+    (event,) = [e for e in again.events(session.game_id) if e.kind == "move"]
+    assert type(event.data["how"]) is str
+    assert Acceptance.stored(event.data["how"]) is how
+    again.close()
+
+
+@pytest.mark.parametrize("raw", [None, "", "Settled", "at  once", ["at once"], 3])
+def test_an_unknown_stored_how_is_no_acceptance(raw: object) -> None:
+    """Older games stored no ``how``; a hand-edited store may hold anything: such a move is
+    one the players chose (never revised by the board), and nothing raises."""
+    assert Acceptance.stored(raw) is None
+
+
+def test_a_game_stored_with_the_old_words_resumes(tmp_path: Path) -> None:
+    """A move stored by hand with the plain words (as every earlier station wrote them)
+    resumes: the session replays it and the acceptance reads back."""
+    store = EventStore(tmp_path / "s.db")
+    session = Session.new(store, "manami", rng=random.Random(5))
+    game = get_game("manami")
+    state = session.state
+    move = game.legal_moves(state)[0]
+    store.append(session.game_id, "move", {"text": game.move_text(state, move),
+                                           "player": game.to_move(state), "how": "settled"})
+    resumed = Session.resume(store, store.game(session.game_id))
+    assert resumed.state == game.apply(state, move)
+    last = store.events(session.game_id)[-1]
+    assert Acceptance.stored(last.data["how"]) is Acceptance.SETTLED
