@@ -157,6 +157,32 @@ def test_pn5180_reset_state_read_only_and_missing_registers() -> None:
     assert host.read(0x0D) == 0xC01 and host.read(0x0F) == 0  # ... and T1 is not configured
 
 
+def test_pn5180_eeprom_identification_area_and_its_address_limits() -> None:
+    # Data sheet EEPROM map: DIE_IDENTIFIER 0x00 (16 bytes), PRODUCT_VERSION 0x10,
+    # FIRMWARE_VERSION 0x12, EEPROM_VERSION 0x14, two bytes each, minor first; READ_EEPROM
+    # (0x07) takes address 0..254 and address + length <= 255.
+    assert (emu5180.READ_EEPROM, emu5180.PRODUCT_VERSION, emu5180.FIRMWARE_VERSION,
+            emu5180.EEPROM_VERSION) == (0x07, 0x10, 0x12, 0x14)
+    assert (pn.READ_EEPROM, pn.PRODUCT_VERSION, pn.FIRMWARE_VERSION) == (0x07, 0x10, 0x12)
+    chip = emu5180.Pn5180Chip(Field(), firmware=(3, 5))
+    host = Host(chip)
+    host.frame(bytes((0x07, 0x12, 2)))
+    host.wait()
+    assert bytes(host.port.read(2)) == bytes((5, 3))
+    host.frame(bytes((0x07, 0xF0, 0x10)))  # 0xF0 + 16 = 256: past the EEPROM
+    assert host.read(0x02) & (1 << 17) and chip.exceptions == ["READ_EEPROM of 16 bytes at 0xF0"]
+
+
+def test_pn5180_init_reads_the_versions_and_refuses_a_chip_that_does_not_answer() -> None:
+    reader = pn5180(emu5180.Pn5180Chip(Field(), firmware=(4, 1)))
+    reader.init()
+    assert reader.firmware == (4, 1)
+    dead = emu5180.Pn5180Chip(Field())
+    dead.dead = True  # MISO held low: every byte reads 0x00
+    with pytest.raises(readers.ReaderError, match=r"product version 0\.0"):
+        pn5180(dead).init()
+
+
 def test_pn5180_busy_is_high_while_an_instruction_runs_and_frames_sent_then_are_lost() -> None:
     chip = emu5180.Pn5180Chip(Field())
     host = Host(chip)

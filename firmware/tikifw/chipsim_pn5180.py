@@ -24,7 +24,11 @@ Modelled:
 - RF_ON/RF_OFF with ISO/IEC 18092 collision avoidance (no field when one is already there);
 - ISO/IEC 15693 tags answering 16-slot and 1-slot inventories, at the standard's timings.
 
-Not modelled: the analogue front end, EEPROM, timers T0/T2 (their registers just store), LPCD.
+- READ_EEPROM of the identification area (die identifier, product, firmware and EEPROM
+  versions at the data sheet's addresses), with its address/length exception.
+
+Not modelled: the analogue front end, the EEPROM's configuration area and WRITE_EEPROM, timers
+T0/T2 (their registers just store), LPCD.
 """
 
 from tikifw.chipsim_air import (
@@ -43,14 +47,25 @@ WRITE_REGISTER = 0x00
 WRITE_REGISTER_OR_MASK = 0x01
 WRITE_REGISTER_AND_MASK = 0x02
 READ_REGISTER = 0x04
+READ_EEPROM = 0x07  # [0x07, address, length]; the answer is read with the next frame
 SEND_DATA = 0x09
 READ_DATA = 0x0A
 LOAD_RF_CONFIG = 0x11
 RF_ON = 0x16
 RF_OFF = 0x17
 # Instructions that exist on the chip but are not modelled (a test that needs one must add it).
-UNMODELLED = (0x03, 0x05, 0x06, 0x07, 0x08, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x12, 0x13,
+UNMODELLED = (0x03, 0x05, 0x06, 0x08, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x12, 0x13,
               0x14, 0x18, 0x19)
+
+# --- EEPROM identification area (data sheet "EEPROM" address table; ATrappmann PN5180.h and
+#     fservida/pyPN5180 definitions list the same addresses). Versions are two bytes, minor
+#     first: firmware 4.0 reads back as 00 04. READ_EEPROM takes addresses 0..254 and
+#     address + length <= 255, else an exception (data sheet READ_EEPROM conditions).
+DIE_IDENTIFIER = 0x00  # 16 bytes
+PRODUCT_VERSION = 0x10
+FIRMWARE_VERSION = 0x12
+EEPROM_VERSION = 0x14
+EEPROM_SIZE = 255
 
 # --- registers (NXP phhalHw_Pn5180_Reg.h; dotnet/iot Register.cs; ATrappmann/tueddy PN5180.h) -
 SYSTEM_CONFIG = 0x00
@@ -175,8 +190,16 @@ BUSY_CYCLES = us_to_cycles(5)  # BUSY after each frame: the emulator's figure, n
 class Pn5180Chip(TimedChip):
     """One PN5180; ``uids()`` returns the ISO 15693 UIDs (MSB first) in its field now."""
 
-    def __init__(self, uids, clock=None):
+    def __init__(self, uids, clock=None, firmware=(4, 0), product=(4, 0)):
         self.uids = uids
+        # The EEPROM's identification area; the rest reads as erased (0xFF) here.
+        eeprom = bytearray(b"\xff" * EEPROM_SIZE)
+        eeprom[DIE_IDENTIFIER:DIE_IDENTIFIER + 16] = bytes(range(0x10, 0x20))
+        for address, (major, minor) in ((PRODUCT_VERSION, product),
+                                         (FIRMWARE_VERSION, firmware),
+                                         (EEPROM_VERSION, (0x99, 0x00))):
+            eeprom[address:address + 2] = bytes((minor, major))
+        self.eeprom = eeprom
         self.clock = clock if clock is not None else AirClock()
         self.dead = False  # MISO held low, instructions lost
         self.busy_stuck = False
@@ -264,6 +287,15 @@ class Pn5180Chip(TimedChip):
             value = self._read(frame[1])
             if value is not None:
                 self.pending = value.to_bytes(4, "little")
+        elif cmd == READ_EEPROM:
+            if len(frame) != 3:
+                self._exception("READ_EEPROM needs 3 bytes")
+                return
+            address, length = frame[1], frame[2]
+            if address > EEPROM_SIZE - 1 or length == 0 or address + length > EEPROM_SIZE:
+                self._exception(f"READ_EEPROM of {length} bytes at 0x{address:02X}")
+                return
+            self.pending = bytes(self.eeprom[address:address + length])
         elif cmd == READ_DATA:
             self.pending = self.rx_data
         elif cmd == SEND_DATA:

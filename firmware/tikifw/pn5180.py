@@ -26,11 +26,18 @@ WRITE_REGISTER = 0x00
 WRITE_REGISTER_OR_MASK = 0x01
 WRITE_REGISTER_AND_MASK = 0x02
 READ_REGISTER = 0x04
+READ_EEPROM = 0x07
 SEND_DATA = 0x09
 READ_DATA = 0x0A
 LOAD_RF_CONFIG = 0x11
 RF_ON = 0x16
 RF_OFF = 0x17
+
+# EEPROM identification area: two bytes each, minor version first.
+PRODUCT_VERSION = 0x10
+FIRMWARE_VERSION = 0x12
+# What a version reads as when no chip answers: MISO floating high, or held low.
+NO_CHIP_VERSIONS = ((0xFF, 0xFF), (0x00, 0x00))
 
 # Registers.
 SYSTEM_CONFIG = 0x00
@@ -111,6 +118,7 @@ class Pn5180:
         self.tx_config = 0
         self.settle_us = settle_us
         self.max_rounds = max_rounds
+        self.firmware = None  # (major, minor) from the EEPROM, after init()
 
     # --- host interface ---------------------------------------------------------------------------
     def _wait_ready(self):
@@ -144,11 +152,22 @@ class Pn5180:
     def read_reg(self, reg):
         return int.from_bytes(self.query(bytes((READ_REGISTER, reg)), 4), "little")
 
+    def version(self, address):
+        """A version from the EEPROM's identification area as (major, minor)."""
+        minor, major = self.query(bytes((READ_EEPROM, address, 2)), 2)
+        return major, minor
+
     def send(self, data):
         self.command(bytes((SEND_DATA, 0)) + bytes(data))
 
     # --- the reader interface ---------------------------------------------------------------------
     def init(self):
+        # The bring-up check (hardware/BRINGUP.md): a chip that answers has a product version;
+        # 0xFFFF or 0x0000 is a floating or stuck MISO, or no chip at all.
+        product = self.version(PRODUCT_VERSION)
+        if product in NO_CHIP_VERSIONS:
+            raise ReaderError(f"PN5180 does not answer (product version {product[0]}.{product[1]})")
+        self.firmware = self.version(FIRMWARE_VERSION)
         self.command(bytes((RF_OFF, 0)))
         self.command(bytes((LOAD_RF_CONFIG, RF_TX_15693, RF_RX_15693)))
         self.write_reg(IRQ_ENABLE, IRQ_ENABLE_CHECK)
