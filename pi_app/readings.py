@@ -11,6 +11,7 @@ Times ``t`` are seconds on the host's monotonic clock (a trace or the simulator 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +56,31 @@ class ButtonPressed:
     button: str
 
 
+class LinkState(StrEnum):
+    """Where the sensor link stands. Behaviour follows this, never the wording of ``detail``
+    (which is for people and may change, or be translated)."""
+
+    UP = "up"
+    """The board answered the handshake; readings flow."""
+    DOWN = "down"
+    """Lost, silent, or refused (a protocol or board mismatch): ``detail`` says which."""
+    RETRYING = "retrying"
+    """The serial port cannot be opened (unplugged); the link keeps trying, quietly: a failed
+    retry while the link is already down is no news."""
+
+
 @dataclass(frozen=True, slots=True)
 class LinkStatus:
     """The sensor link went up or down (unplugged, version mismatch, silent), with why."""
 
     t: float
-    up: bool
+    state: LinkState
     detail: str
+    """Why, in words for people (the screen, the log, the feed)."""
+
+    @property
+    def up(self) -> bool:
+        return self.state is LinkState.UP
 
 
 SensorEvent = TagsSeen | PresenceChanged | Snapshot | ButtonPressed | LinkStatus

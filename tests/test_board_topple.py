@@ -12,7 +12,7 @@ from pi_app.board.follower import InSync, MoveAccepted, MoveRevised, TakenBack
 from pi_app.board.geometry import load_geometry
 from pi_app.board.inference import Verdict
 from pi_app.board.tracker import Tracker
-from pi_app.readings import LinkStatus, PresenceChanged, Snapshot, TagsSeen
+from pi_app.readings import LinkState, LinkStatus, PresenceChanged, Snapshot, TagsSeen
 from pi_app.records import replay
 from pi_app.sim.hands import Action
 
@@ -293,7 +293,7 @@ def test_nothing_is_judged_while_the_cable_is_out() -> None:
     snapshot shows Huhu put back: nothing happened."""
     rig = Rig("topple", start(["up1 Kapu", "up1 Eepo"]))
     rig.act(("lift", "Huhu", "s9"), linger=0.1)
-    out = rig.deliver([LinkStatus(rig.now, False, "device unplugged")], linger=4.0)
+    out = rig.deliver([LinkStatus(rig.now, LinkState.DOWN, "device unplugged")], linger=4.0)
     assert Rig.accepted(out) == [] and Rig.guidance(out) == []
     uid = rig.registry.uids_of("Huhu")[0]
     rig.board.apply(Action(rig.now, uid, "s9", put=True))
@@ -304,7 +304,7 @@ def test_nothing_is_judged_while_the_cable_is_out() -> None:
                               else frozenset() for r in range(rig.geometry.reader_count)),
                         tuple(bool(rig.board.cells[sensors[p]]) if p in sensors else False
                               for p in range(rig.geometry.presence_count)))
-    out = rig.deliver([LinkStatus(rig.now + 0.1, True, ""), snapshot])
+    out = rig.deliver([LinkStatus(rig.now + 0.1, LinkState.UP, ""), snapshot])
     assert Rig.accepted(out) == [] and rig.follower.history == []
 
 

@@ -20,7 +20,7 @@ from pi_app.board.equipment import registry_for
 from pi_app.board.follower import InSync
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
-from pi_app.readings import ButtonPressed, LinkStatus, PresenceChanged, TagsSeen
+from pi_app.readings import ButtonPressed, LinkState, LinkStatus, PresenceChanged, TagsSeen
 from pi_app.records import fold, replay
 from pi_app.referee.config import DEFAULTS_TOML, Config, ConfigError, load_config, parse_config
 from pi_app.referee.config import Station as StationConfig
@@ -201,10 +201,10 @@ def test_a_failing_store_refuses_to_confirm_then_recovers(tmp_path: Path) -> Non
 def test_an_unplugged_link_shows_offline_and_recovers(tmp_path: Path) -> None:
     station = station_for(tmp_path)
     lay_out(station, 1.0)
-    station.step(LinkStatus(2.0, False, "device vanished"), 2.0)
+    station.step(LinkStatus(2.0, LinkState.DOWN, "device vanished"), 2.0)
     assert station.scene(2.0).phase == "offline"
     assert station.last_screen is not None
-    station.step(LinkStatus(3.0, True, "up"), 3.0)
+    station.step(LinkStatus(3.0, LinkState.UP, "up"), 3.0)
     assert station.scene(3.0).phase != "offline"
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from pi_app.board.follower import BOARD_DECIDED, Acceptance, GuidanceKind, PromptKind
 from pi_app.games import get_game
+from pi_app.hw.link import LinkPhase, SerialLink
+from pi_app.readings import LinkState, LinkStatus
 from pi_app.referee.session import Session
 from pi_app.referee.store import EventStore
 
@@ -77,3 +80,54 @@ def test_a_game_stored_with_the_old_words_resumes(tmp_path: Path) -> None:
     assert resumed.state == game.apply(state, move)
     last = store.events(session.game_id)[-1]
     assert Acceptance.stored(last.data["how"]) is Acceptance.SETTLED
+
+
+# -- the sensor link ------------------------------------------------------------------------------
+class _Port:
+    """A port that reads and writes nothing (the link is driven by hand)."""
+
+    in_waiting = 0
+
+    def read(self, size: int = 1) -> bytes:
+        return b""
+
+    def write(self, data: bytes, /) -> int:
+        return len(data)
+
+    def reset_input_buffer(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_every_new_reason_for_a_down_link_is_reported_whatever_its_words() -> None:
+    """Only a failed retry while the link is down already is kept quiet, and the link knows a
+    retry by its state, not by the word "retrying" in the reason (an OS message, a path or a
+    board name may hold that word)."""
+    events: list[object] = []
+    link = SerialLink("virtual", events.append, clock=lambda: 1.0)
+    link.attach(_Port())
+    link.lost("usb: device retrying enumeration")
+    link.lost("usb: device gone, retrying later")
+    statuses = [e for e in events if isinstance(e, LinkStatus)]
+    assert [(s.state, s.detail) for s in statuses] == [
+        (LinkState.DOWN, "sensor board lost (usb: device retrying enumeration); reconnecting"),
+        (LinkState.DOWN, "sensor board lost (usb: device gone, retrying later); reconnecting")]
+
+
+def test_a_port_that_cannot_be_opened_is_one_retrying_status() -> None:
+    events: list[object] = []
+
+    def refuse(path: str, baudrate: int, timeout: float) -> _Port:
+        raise OSError(2, "No such file or directory")
+
+    link = SerialLink("/dev/nothing", events.append, backoff=(0.001, 0.002), opener=refuse)
+    with link:
+        deadline = time.monotonic() + 5.0
+        while link.counters.open_failures < 4 and time.monotonic() < deadline:
+            time.sleep(0.005)
+    statuses = [e for e in events if isinstance(e, LinkStatus)]
+    assert link.counters.open_failures >= 4
+    assert [s.state for s in statuses] == [LinkState.RETRYING] and not statuses[0].up
+    assert link.state is LinkPhase.CLOSED

@@ -39,6 +39,7 @@ from pi_app.games import GameError, get_game
 from pi_app.games.base import JSON
 from pi_app.readings import (
     ButtonPressed,
+    LinkState,
     LinkStatus,
     PresenceChanged,
     SensorEvent,
@@ -91,7 +92,8 @@ def event_from_json(data: Any, where: str = "event") -> SensorEvent:
                 raise TypeError("button must be a name")
             return ButtonPressed(float(t), data["button"])
         if kind == "link":
-            return LinkStatus(float(t), _flag(data["up"]), str(data.get("detail", "")))
+            return LinkStatus(float(t), LinkState.UP if _flag(data["up"]) else LinkState.DOWN,
+                              str(data.get("detail", "")))
         raise ValueError(f"unknown type {kind!r}")
     except KeyError as exc:
         raise TraceError(f"{where}: missing field {exc}") from exc

@@ -33,6 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 import serial
@@ -44,6 +45,7 @@ from pi_app.readings import (
     ButtonPressed,
     HardwareFault,
     HwEvent,
+    LinkState,
     LinkStatus,
     PresenceChanged,
     Snapshot,
@@ -64,6 +66,15 @@ class Port(Protocol):
     def write(self, data: bytes, /) -> int | None: ...
     def reset_input_buffer(self) -> None: ...
     def close(self) -> None: ...
+
+
+class LinkPhase(StrEnum):
+    """Where the link's own state machine is (``SerialLink.state``)."""
+
+    CLOSED = "closed"
+    HANDSHAKE = "handshake"
+    UP = "up"
+    MISMATCH = "mismatch"
 
 
 class LinkDown(RuntimeError):
@@ -156,7 +167,7 @@ class SerialLink:
         self.hello: m.Hello | None = None
         #: The board's last measured scan cycle (SCAN_TIMES); None until firmware sends one.
         self.scan_times: m.ScanTimes | None = None
-        self.state = "closed"  # closed, handshake, up, mismatch
+        self.state = LinkPhase.CLOSED
         self.detail = "not started"
         self._decoder = FrameDecoder()
         self._timebase = SensorClock()
@@ -187,7 +198,7 @@ class SerialLink:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
-        self.state = "closed"
+        self.state = LinkPhase.CLOSED
 
     def __enter__(self) -> SerialLink:
         return self.start()
@@ -197,7 +208,7 @@ class SerialLink:
 
     @property
     def up(self) -> bool:
-        return self.state == "up"
+        return self.state is LinkPhase.UP
 
     # --- commands -------------------------------------------------------------------------------
     def send(self, command: m.Command) -> int:
@@ -261,7 +272,7 @@ class SerialLink:
                 port = self.opener(self.path, self.baudrate, self.read_timeout)
             except (serial.SerialException, OSError) as exc:
                 self.counters.open_failures += 1
-                self._status(False, f"cannot open {self.path}: {_why(exc)}; retrying")
+                self._status(LinkState.RETRYING, f"cannot open {self.path}: {_why(exc)}; retrying")
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
                 continue
@@ -293,7 +304,7 @@ class SerialLink:
         port.reset_input_buffer()
         with self._write_lock:
             self._port = port
-        self.state = "handshake"
+        self.state = LinkPhase.HANDSHAKE
         self._hello()
 
     def receive(self, data: bytes, now: float) -> None:
@@ -311,18 +322,18 @@ class SerialLink:
         """The port failed or vanished (USB unplugged): say so and forget it."""
         self.counters.disconnects += 1
         log.warning("sensor link: %s lost: %s; reconnecting", self.path, why)
-        self._status(False, f"sensor board lost ({why}); reconnecting")
+        self._status(LinkState.DOWN, f"sensor board lost ({why}); reconnecting")
         with self._write_lock:
             self._port = None
 
     def _timers(self, now: float) -> None:
-        if self.state == "up" and now - self._last_frame > self.heartbeat_timeout:
+        if self.state is LinkPhase.UP and now - self._last_frame > self.heartbeat_timeout:
             self.counters.liveness_timeouts += 1
             log.warning("sensor link: no frame for %.1f s", now - self._last_frame)
-            self._status(False, f"sensor board silent for {now - self._last_frame:.1f} s")
-            self.state = "handshake"
-        if self.state in ("handshake", "mismatch"):
-            interval = self.handshake_interval * (10 if self.state == "mismatch" else 1)
+            self._status(LinkState.DOWN, f"sensor board silent for {now - self._last_frame:.1f} s")
+            self.state = LinkPhase.HANDSHAKE
+        if self.state in (LinkPhase.HANDSHAKE, LinkPhase.MISMATCH):
+            interval = self.handshake_interval * (10 if self.state is LinkPhase.MISMATCH else 1)
             if now - self._last_hello_sent >= interval:
                 self._hello()
         self._snapshot_timer(now)
@@ -340,7 +351,7 @@ class SerialLink:
         redundant snapshot, which is harmless. Only while the link is up: a HELLO asks afresh.
         """
         pending = self._snapshot_pending
-        if self.state != "up" or pending is None or now - pending < self.snapshot_retry:
+        if self.state is not LinkPhase.UP or pending is None or now - pending < self.snapshot_retry:
             return
         self.counters.snapshot_retries += 1
         log.info("sensor link: no snapshot %.2f s after asking; asking again", now - pending)
@@ -364,7 +375,7 @@ class SerialLink:
         if frame.type == m.HELLO:
             self._on_hello(frame, now)
             return
-        if self.state != "up":
+        if self.state is not LinkPhase.UP:
             c.ignored += 1
             return
         gap = (frame.seq - self._expect) & 0xFF
@@ -405,10 +416,11 @@ class SerialLink:
         protocol = m.Hello.protocol_of(frame.payload)
         if protocol != PROTOCOL_VERSION:
             c.version_mismatches += 1
-            self.state = "mismatch"
-            self._status(False, f"version mismatch: the sensor board speaks protocol {protocol}, "
-                                f"this station speaks {PROTOCOL_VERSION}; flash firmware/ "
-                                "from this release")
+            self.state = LinkPhase.MISMATCH
+            self._status(LinkState.DOWN,
+                         f"version mismatch: the sensor board speaks protocol {protocol}, "
+                         f"this station speaks {PROTOCOL_VERSION}; flash firmware/ "
+                         "from this release")
             return
         try:
             hello = m.Hello.decode(frame.payload)
@@ -417,18 +429,18 @@ class SerialLink:
             log.warning("sensor link: malformed HELLO: %s", exc)
             return
         if self.expect_board and hello.board != self.expect_board:
-            self.state = "mismatch"
-            self._status(False, f"the sensor board is set up for {hello.board!r}, this station "
-                                f"plays {self.expect_board!r}")
+            self.state = LinkPhase.MISMATCH
+            self._status(LinkState.DOWN, f"the sensor board is set up for {hello.board!r}, "
+                                         f"this station plays {self.expect_board!r}")
             return
         self.hello = hello
         self._expect = (frame.seq + 1) & 0xFF
         self._last_frame = now
         self._timebase.reset()
         self._timebase.to_host(hello.uptime_ms, now)
-        self.state = "up"
+        self.state = LinkPhase.UP
         chip = m.CHIPS.get(hello.chip, f"chip {hello.chip}")
-        self._status(True, f"{hello.firmware} on board {hello.board!r}: {hello.readers} "
+        self._status(LinkState.UP, f"{hello.firmware} on board {hello.board!r}: {hello.readers} "
                            f"{chip} readers, {hello.presence} presence sensors")
         with contextlib.suppress(LinkDown):
             self.request_snapshot()
@@ -510,17 +522,19 @@ class SerialLink:
                     "presence chain " + ("broken" if chain_bad else "reads again")
                     + " (from snapshot)")
 
-    def _status(self, up: bool, detail: str) -> None:
-        """Emit LinkStatus when up/down or the reason changes (not on every retry)."""
+    def _status(self, state: LinkState, detail: str) -> None:
+        """Emit LinkStatus when up/down or the reason changes, but not on every retry: a port
+        that still cannot be opened while the link is down already is no news."""
+        up = state is LinkState.UP
         changed = up != self._reported_up or detail != self.detail
         self.detail = detail
-        if not up and self.state == "up":
-            self.state = "handshake"
-        if changed and not (not up and self._reported_up is False and "retrying" in detail):
+        if not up and self.state is LinkPhase.UP:
+            self.state = LinkPhase.HANDSHAKE
+        if changed and not (state is LinkState.RETRYING and self._reported_up is False):
             self._reported_up = up
             (log.info if up else log.warning)("sensor link %s: %s", "up" if up else "down",
                                               detail)
-            self.sink(LinkStatus(self.clock(), up, detail))
+            self.sink(LinkStatus(self.clock(), state, detail))
         self._reported_up = up
 
 
