@@ -49,6 +49,22 @@ def test_sim_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert len(cells["b1"]["tags"]) == 2 and cells["a1/b1"]["tags"] is None
     assert report["counters"]["frames_good"] > 3 and report["counters"]["frames_bad"] == 0
     assert png.exists()
+    assert [(s["step"], s["result"]) for s in report["steps"]] == [
+        ("sensor board answers", "PASS"), ("every reader answers", "PASS"),
+        ("presence chain", "PASS"), ("no reader faults while watching", "PASS"),
+        ("each cell reads only its own tags", "PASS"), ("LED test", "PASS"),
+        ("display test", "PASS"), ("button test", "PASS")]
+
+
+def test_the_steps_name_what_failed(capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing sensor board fails its step and skips the readers'; the parts diag did not run
+    are SKIP, and the exit status says something failed."""
+    assert run("--port", "/dev/null/none", "--seconds", "0.2", "--no-leds", "--no-display",
+               "--no-buttons") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  sensor board answers" in out
+    assert "SKIP  every reader answers: no sensor board" in out
+    assert "SKIP  LED test" in out and "PASS  no reader faults while watching" in out
 
 
 def test_sim_text_view(capsys: pytest.CaptureFixture[str]) -> None:

@@ -245,11 +245,59 @@ def run(args: argparse.Namespace) -> int:
             "heartbeats", "connects", "disconnects", "snapshots_requested")))
         if counters["device"]:
             say("sensor board: " + ", ".join(f"{k} {v}" for k, v in counters["device"].items()))
+        steps = checklist(report, view)
+        say("steps:")
+        for step in steps:
+            say(f"  {step['result']:4}  {step['step']}" + (f": {step['detail']}"
+                                                        if step["detail"] else ""))
+        ok &= all(step["result"] != FAIL for step in steps)
         report.update(link_up=link.up, cells=view.rows(), counters=counters, events=len(log),
-                      ok=ok)
+                      steps=steps, ok=ok)
     if quiet:
         print(json.dumps(report))
     return EXIT_OK if ok else EXIT_FAILED
+
+
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+#: More reads of a tag that is not the cell's own than this, on one cell while diag watches,
+#: fail the neighbour step: one now and then is normal at a short pitch; more mean the reader's
+#: power or gain is too high (hardware/README.md, "Neighbour reads").
+FOREIGN_READS_ALLOWED = 2
+
+
+def checklist(report: dict[str, Any], view: BoardView) -> list[dict[str, str]]:
+    """The bring-up steps diag can judge on its own (hardware/BRINGUP.md), each PASS, FAIL or
+    SKIP (not run), so a builder sees at a glance what to fix first. Stacks of five and the
+    presence height need a person with pieces: the guide walks them with ``--seconds``."""
+    def step(name: str, result: str, detail: str = "") -> dict[str, str]:
+        return {"step": name, "result": result, "detail": detail}
+
+    selftest = report.get("selftest")
+    steps = [step("sensor board answers", PASS if report.get("link_up") else FAIL)]
+    if selftest is None:
+        steps += [step("every reader answers", SKIP, "no sensor board"),
+                  step("presence chain", SKIP, "no sensor board")]
+    else:
+        bad = [f"R{i}" for i, status in enumerate(selftest.get("readers", [])) if status]
+        steps += [step("every reader answers",
+                       FAIL if bad or "error" in selftest else PASS,
+                       ", ".join(bad) or selftest.get("error", "")),
+                  step("presence chain", PASS if selftest.get("presence_ok") else FAIL)]
+    faults = [f"{source} {'' if index is None else index}: {why}".replace(" :", ":")
+              for (source, index), why in sorted(view.faults.items(), key=str)]
+    steps.append(step("no reader faults while watching", FAIL if faults else PASS,
+                      "; ".join(faults)))
+    foreign = {row["cell"]: row["neighbour_reads"] + row["seen_twice"] for row in view.rows()}
+    loud = [f"{cell} ({n})" for cell, n in foreign.items() if n > FOREIGN_READS_ALLOWED]
+    steps.append(step("each cell reads only its own tags", FAIL if loud else PASS,
+                      ", ".join(loud)))
+    for key, name in (("leds", "LED test"), ("display", "display test"),
+                      ("buttons", "button test")):
+        part = report.get(key)
+        steps.append(step(name, SKIP if part is None else PASS if part["ok"] else FAIL,
+                          "" if part is None or part["ok"] else str(part.get("error")
+                                                                     or part.get("missing"))))
+    return steps
 
 
 def _wait_up(link: SerialLink, drain: Any, timeout: float) -> None:
