@@ -19,7 +19,7 @@ import random
 from collections.abc import Hashable
 from typing import Any
 
-from pi_app.bots.views import ManamiView, SeatView, TacTikiView, ToppleView
+from pi_app.bots.views import SeatView
 from pi_app.games import manami, tactiki, topple
 from pi_app.games.base import Game
 
@@ -63,6 +63,10 @@ class Model:
     #: UCB1's exploration constant for values in [0, 1]; smaller where values are evaluations
     #: (close together) rather than results of finished games.
     exploration = 0.7
+    #: Root moves the tree tries: the greedy level's best this many (None: every move).
+    candidates: int | None = None
+    #: The tree holds the seat's own move only; everything after it is the playout.
+    flat = False
 
     def playout_move(self, state: Any, rng: random.Random) -> Any:
         """A playout's move: at random, or the mover's greedy move (with its drawn facts)."""
@@ -180,18 +184,21 @@ class TacTikiModel(Model):
 
     game = tactiki.GAME
     greedy_samples = 4
-    playout_depth = 0
+    playout_depth = 1
+    playout_random = 0.0
     ordered = True
     exploration = 0.2
+    candidates = 8
+    flat = True
 
     def moves(self, state: tactiki.TacState) -> list[Any]:
         return self.game.ways(state)
 
     def root_moves(self, view: SeatView, state: tactiki.TacState) -> list[Any]:
         moves = self.game.ways(state)
-        if isinstance(view, TacTikiView) and view.first is not None:
-            moves = [m for m in moves
-                     if isinstance(m, tactiki.Steps) and m.steps[0] == view.first]
+        first = view.step_made()
+        if first is not None:
+            moves = [m for m in moves if isinstance(m, tactiki.Steps) and m.steps[0] == first]
         return moves
 
     def chunks(self, move: Any) -> tuple[Hashable, ...]:
@@ -242,8 +249,4 @@ MODELS: dict[str, Model] = {m.game.name: m for m in (ToppleModel(), ManamiModel(
 
 def model_for(view: SeatView) -> Model:
     """The model of the game a view belongs to."""
-    if isinstance(view, ToppleView):
-        return MODELS["topple"]
-    if isinstance(view, ManamiView):
-        return MODELS["manami"]
-    return MODELS["tactiki"]
+    return MODELS[view.game.name]

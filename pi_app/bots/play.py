@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_app.bots.base import Bot, Budget
-from pi_app.bots.views import TacTikiView, after_first_step, hides_fight, seat_view
+from pi_app.bots.views import seat_view
 from pi_app.games.base import Game
 
 #: A game that runs longer than this many decisions is a bug in an engine or a bot, not a result.
@@ -30,8 +30,9 @@ def decide(game: Game[Any, Any], state: Any, bot: Bot, rng: random.Random,
         raise ValueError("nobody is to move")
     view = seat_view(game, state, seat)
     move = bot.choose(view, rng, budget)
-    if isinstance(view, TacTikiView) and hides_fight(view, move):
-        move = bot.choose(after_first_step(state, seat, move.steps[0]), rng, budget)
+    step = view.unforeseen_step(move)
+    if step is not None:  # the rest depends on what its first part shows (a TacTiki fight)
+        move = bot.choose(view.after_step(state, step), rng, budget)
     return move
 
 

@@ -60,7 +60,8 @@ def play_pair(game_name: str, players: int, level: str, opponent: str, games: in
               budget: Budget, seed: int = 0) -> dict[str, Any]:
     """``level`` in one seat (turning), ``opponent`` in the others, ``games`` games."""
     game = get_game(game_name)
-    options = {"players": players} if game_name == "topple" else None
+    # a game for more than one player count is told its count (records.md: options.players)
+    options = {"players": players} if len(game.player_counts) > 1 else None
     wins = draws = losses = decisions = 0
     seconds: list[float] = []
     cpu = time.process_time()

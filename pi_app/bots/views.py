@@ -18,13 +18,18 @@ The search bots need full states to run the engines on; :func:`determinize` draw
 with the view (hidden cards from the cards the seat has not seen, hidden ranks from the ranks the
 opponent has left). It reads only the view and the ``rng``. Built on the engines' public API only
 (no engine has a per-seat hook for Topple yet).
+
+Each view class says which engine it is for (``game``) and answers for its game what callers
+would otherwise ask by game: :meth:`SeatView.determinize`, :meth:`SeatView.unforeseen_step`,
+so nothing outside this module and :mod:`pi_app.bots.models` tells the games apart.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from pi_app.games import manami, tactiki, topple
 from pi_app.games.base import Game
@@ -34,48 +39,128 @@ Card = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
-class ToppleView:
+class FirstStep:
+    """The part of a move a seat can make before it learns what decides the rest (a TacTiki
+    first step into a fight against ranks it has not seen): ``step`` as
+    :meth:`SeatView.after_step` takes it, ``move`` the step alone as the station shows it,
+    ``text`` its words on the screen, ``lift``/``put`` its cells."""
+
+    step: Hashable
+    move: Any
+    text: str
+    lift: tuple[str, ...]
+    put: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat may know; one subclass per game, named by its engine (``game``)."""
+
+    game: ClassVar[Game[Any, Any]]
+    seat: int
+
+    @classmethod
+    def of(cls, state: Any, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state``."""
+        raise NotImplementedError
+
+    def determinize(self, rng: random.Random) -> Any:
+        """A full state that agrees with everything in the view; hidden facts from ``rng``."""
+        raise NotImplementedError
+
+    def unforeseen_step(self, move: Any) -> FirstStep | None:
+        """None when the seat can foresee all of ``move``; else its first part, made before
+        the seat learns what decides the rest (then ask again on :meth:`after_step`)."""
+        return None
+
+    def after_step(self, state: Any, step: FirstStep) -> SeatView:
+        """The view once ``step`` (from :meth:`unforeseen_step`) is made in the full ``state``."""
+        raise ValueError(f"{self.game.title} turns have no steps")
+
+    def step_made(self) -> Hashable | None:
+        """The first part of this turn already made on the board, or None."""
+        return None
+
+
+@dataclass(frozen=True)
+class ToppleView(SeatView):
     """A Topple seat's knowledge: the position with every current Secret Tiki card but its own
     blanked (``None``), and the cards the others may hold (deck order, so it never depends on
     hashing)."""
 
-    seat: int
+    game: ClassVar[Game[Any, Any]] = topple.GAME
     public: topple.ToppleState
     unseen: tuple[Card, ...]
 
+    @classmethod
+    def of(cls, state: topple.ToppleState, seat: int) -> ToppleView:
+        return topple_view(state, seat)
+
+    def determinize(self, rng: random.Random) -> topple.ToppleState:
+        return _topple_state(self, rng)
+
 
 @dataclass(frozen=True)
-class ManamiView:
+class ManamiView(SeatView):
     """Manami has nothing hidden: the seat and the whole state."""
 
-    seat: int
+    game: ClassVar[Game[Any, Any]] = manami.GAME
     state: manami.ManamiState
+
+    @classmethod
+    def of(cls, state: manami.ManamiState, seat: int) -> ManamiView:
+        return ManamiView(seat, state)
+
+    def determinize(self, rng: random.Random) -> manami.ManamiState:
+        return self.state
 
 
 @dataclass(frozen=True)
-class TacTikiView:
+class TacTikiView(SeatView):
     """A TacTiki seat's knowledge (ruling R9), the public counters, and the first step of this
     turn if it is already made (then the fight it started has shown its ranks)."""
 
-    seat: int
+    game: ClassVar[Game[Any, Any]] = tactiki.GAME
     seen: tactiki.PlayerView
     quiet: int
     options: tactiki.Options
     first: tuple[int, int] | None = None
 
+    @classmethod
+    def of(cls, state: tactiki.TacState, seat: int) -> TacTikiView:
+        return TacTikiView(seat, tactiki.player_view(state, seat), state.quiet, state.options)
 
-SeatView = ToppleView | ManamiView | TacTikiView
+    def determinize(self, rng: random.Random) -> tactiki.TacState:
+        return _tactiki_state(self, rng)
+
+    def unforeseen_step(self, move: Any) -> FirstStep | None:
+        """A first step into a fight whose outcome the seat cannot know: shown alone (the
+        second step depends on what the fight shows)."""
+        if not hides_fight(self, move):
+            return None
+        step = move.steps[0]
+        src, dst = tactiki.FIELD_NAMES[step[0]], tactiki.FIELD_NAMES[step[1]]
+        return FirstStep(step, tactiki.Steps((step,)), f"{src}-{dst}, then look", (src,), (dst,))
+
+    def after_step(self, state: tactiki.TacState, step: FirstStep) -> TacTikiView:
+        first = step.step
+        assert isinstance(first, tuple)
+        return after_first_step(state, self.seat, (first[0], first[1]))
+
+    def step_made(self) -> tuple[int, int] | None:
+        return self.first
+
+
+#: Each game's view, by its engine's record name.
+VIEWS: dict[str, type[SeatView]] = {v.game.name: v for v in (ToppleView, ManamiView, TacTikiView)}
 
 
 def seat_view(game: Game[Any, Any], state: Any, seat: int) -> SeatView:
     """What ``seat`` may know of ``state``."""
-    if game.name == "topple":
-        return topple_view(state, seat)
-    if game.name == "manami":
-        return ManamiView(seat, state)
-    if game.name == "tactiki":
-        return TacTikiView(seat, tactiki.player_view(state, seat), state.quiet, state.options)
-    raise ValueError(f"no bot view for game {game.name!r}")
+    view = VIEWS.get(game.name)
+    if view is None:
+        raise ValueError(f"no bot view for game {game.name!r}")
+    return view.of(state, seat)
 
 
 def topple_view(state: topple.ToppleState, seat: int) -> ToppleView:
@@ -125,11 +210,7 @@ def hides_fight(view: TacTikiView, move: Any) -> bool:
 
 def determinize(view: SeatView, rng: random.Random) -> Any:
     """A full state that agrees with everything in ``view``; hidden facts drawn from ``rng``."""
-    if isinstance(view, ManamiView):
-        return view.state
-    if isinstance(view, ToppleView):
-        return _topple_state(view, rng)
-    return _tactiki_state(view, rng)
+    return view.determinize(rng)
 
 
 def _topple_state(view: ToppleView, rng: random.Random) -> topple.ToppleState:

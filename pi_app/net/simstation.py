@@ -99,10 +99,8 @@ class SimStation:
                 self._stored(finished)
             return finished
         if engine.to_move(state) is None:
-            from pi_app.games.topple import round_record
-
             dealt = engine.deal(state, self.rng)
-            event = self._stored(session.dealt(dealt, round_record(dealt)))
+            event = self._stored(session.dealt(dealt, engine.round_record(dealt)))
         else:
             move = engine.random_move(state, self.rng)
             text = engine.move_text(state, move)

@@ -11,6 +11,7 @@ from typing import Any
 
 from pi_app.bots import LEVELS
 from pi_app.bots.selfplay import TABLES, parse_budget, play_pair
+from pi_app.games import get_game
 
 
 def register(sub: Any) -> None:
@@ -28,7 +29,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
-    if args.games < 1 or not (2 <= args.players <= (4 if args.game == "topple" else 2)):
+    if args.games < 1 or args.players not in get_game(args.game).player_counts:
         print("tikiboard: --games must be at least 1; --players 2 (Topple: 2 to 4)",
               file=sys.stderr)
         return 2
