@@ -11,11 +11,22 @@ import json
 import random
 import sqlite3
 import time
+import typing
 from pathlib import Path
 
 import pytest
+from mypy import api as mypy_api
 
-from pi_app.board.follower import BOARD_DECIDED, Acceptance, GuidanceKind, PromptKind
+from pi_app.board.follower import (
+    BOARD_DECIDED,
+    Acceptance,
+    Follower,
+    GuidanceKind,
+    MoveAccepted,
+    MoveRevised,
+    PromptKind,
+    TakenBack,
+)
 from pi_app.games import get_game
 from pi_app.hw.link import LinkPhase, SerialLink
 from pi_app.readings import LinkState, LinkStatus
@@ -131,3 +142,38 @@ def test_a_port_that_cannot_be_opened_is_one_retrying_status() -> None:
     assert link.counters.open_failures >= 4
     assert [s.state for s in statuses] == [LinkState.RETRYING] and not statuses[0].up
     assert link.state is LinkPhase.CLOSED
+
+
+# -- the follower and the session are generic over the engine's types ----------------------------
+def _fields_with_any(cls: type) -> list[str]:
+    hints = typing.get_type_hints(cls)
+    return [name for name, hint in hints.items() if name in ("game", "state", "history") and (
+            hint is typing.Any or typing.Any in typing.get_args(hint)
+            or any(typing.Any in typing.get_args(a) for a in typing.get_args(hint)))]
+
+
+@pytest.mark.parametrize("cls", [Follower, Session, MoveAccepted, MoveRevised, TakenBack])
+def test_no_engine_state_is_typed_any(cls: type) -> None:
+    assert "state" in typing.get_type_hints(cls)
+    assert _fields_with_any(cls) == []
+
+
+def test_the_type_checker_sees_the_engine_state(tmp_path: Path) -> None:
+    """A follower and a session of Topple give Topple states: reading one as something else is
+    a type error (with ``Any`` it would pass unnoticed)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from pi_app.board.follower import Follower, MoveAccepted\n"
+        "from pi_app.games.topple import Move, ToppleState\n"
+        "from pi_app.referee.session import Session\n"
+        "def f(follower: Follower[ToppleState, Move], session: Session[ToppleState, Move],\n"
+        "      accepted: MoveAccepted[ToppleState]) -> None:\n"
+        "    a: int = follower.state\n"
+        "    b: int = follower.history[0][0]\n"
+        "    c: int = session.state\n"
+        "    d: int = session.history[0][0]\n"
+        "    e: int = accepted.state\n")
+    out, _, _ = mypy_api.run(["--strict", "--no-error-summary", "--follow-imports=silent",
+                              str(probe)])
+    lines = [line for line in out.splitlines() if "probe.py" in line]
+    assert len(lines) == 5 and all('"ToppleState"' in line for line in lines), out

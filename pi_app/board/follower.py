@@ -46,7 +46,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Generic
 
 from pi_app.board.geometry import Geometry
 from pi_app.board.inference import (
@@ -60,7 +60,7 @@ from pi_app.board.inference import (
 )
 from pi_app.board.registry import TagRegistry
 from pi_app.board.tracker import Observation, Tracker, ViewKey, view_key
-from pi_app.games.base import Game, IllegalMove
+from pi_app.games.base import Game, IllegalMove, M, S
 from pi_app.readings import ButtonPressed, SensorEvent
 
 #: How many earlier positions a takeback can return to.
@@ -134,11 +134,11 @@ _EPSILON = 1e-6
 
 # -- outcomes -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class MoveAccepted:
+class MoveAccepted(Generic[S]):
     t: float
     text: str
     player: int | None
-    state: Any
+    state: S
     since_rest: float
     """Seconds from the board's last change to the acceptance (the settle cost)."""
     how: Acceptance = Acceptance.AT_ONCE
@@ -150,13 +150,13 @@ class MoveAccepted:
 
 
 @dataclass(frozen=True)
-class MoveRevised:
+class MoveRevised(Generic[S]):
     """The last accepted move was the middle of another: ``text`` replaces ``replaced``."""
 
     t: float
     replaced: str
     text: str
-    state: Any
+    state: S
 
 
 @dataclass(frozen=True)
@@ -192,18 +192,19 @@ class InSync:
 
 
 @dataclass(frozen=True)
-class TakenBack:
+class TakenBack(Generic[S]):
     """Moves taken back. ``left``: by BACK, the picture the board showed then (the moves still
     on it); until the board shows ``state`` that picture is no move. None when the board
     already showed the earlier position."""
 
     t: float
     plies: int
-    state: Any
+    state: S
     left: ViewKey | None = None
 
 
-Outcome = MoveAccepted | MoveRevised | Prompt | PromptCleared | Guidance | InSync | TakenBack
+Outcome = (MoveAccepted[S] | MoveRevised[S] | Prompt | PromptCleared | Guidance | InSync
+           | TakenBack[S])
 
 
 @dataclass
@@ -216,11 +217,12 @@ class _Asking:
 
 
 @dataclass
-class Follower:
-    """Follows one game on one board."""
+class Follower(Generic[S, M]):
+    """Follows one game on one board, generic over the engine's state and move types (plain
+    ``Follower`` where the game is chosen at run time)."""
 
-    game: Game[Any, Any]
-    state: Any
+    game: Game[S, M]
+    state: S
     geometry: Geometry
     registry: TagRegistry
     settle_min: float | None = None
@@ -232,7 +234,7 @@ class Follower:
     revise_window: float = 2.5
     revise_placed: float = 1.2
     settle_unexplained: float = 0.5
-    history: list[tuple[Any, str]] = field(default_factory=list)
+    history: list[tuple[S, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 
     def __post_init__(self) -> None:
@@ -267,14 +269,14 @@ class Follower:
         """True after the position changed and before :meth:`prepare` ran."""
         return not self._prepared
 
-    def prepare(self, now: float) -> list[Outcome]:
+    def prepare(self, now: float) -> list[Outcome[S]]:
         """Get ready for the next move: precompute the position, ask for any decision the
         sensors cannot see, and look at the board again (a fast hand may be a move ahead).
 
         The station calls this after it has confirmed an accepted move on the LEDs, so the
         precomputation never delays the confirmation. Does nothing when nothing changed.
         """
-        out: list[Outcome] = []
+        out: list[Outcome[S]] = []
         for _ in range(8):
             if self._prepared:
                 break
@@ -284,17 +286,17 @@ class Follower:
                 out += self._evaluate(now)
         return out
 
-    def start(self, now: float) -> list[Outcome]:
+    def start(self, now: float) -> list[Outcome[S]]:
         """Outcomes due before anything moves: a forced or button-only decision."""
         return self.prepare(now)
 
-    def handle(self, event: SensorEvent | None, now: float) -> list[Outcome]:
+    def handle(self, event: SensorEvent | None, now: float) -> list[Outcome[S]]:
         """:meth:`feed` (or :meth:`tick` for None), then :meth:`prepare`: for callers that
         have no feedback to render in between."""
         out = self.tick(now) if event is None else self.feed(event, now)
         return out + self.prepare(now)
 
-    def _moved_to(self, state: Any) -> None:
+    def _moved_to(self, state: S) -> None:
         """The position changed: inference data is rebuilt lazily, decisions are due."""
         self.state = state
         self._position = None
@@ -302,7 +304,7 @@ class Follower:
         self._shown = None
         self._held = None
 
-    def _decisions(self, now: float) -> list[Outcome]:
+    def _decisions(self, now: float) -> list[Outcome[S]]:
         """Decisions the sensors cannot see. When every legal move is one (Manami's
         ``resolve``, a forced ``pass``) the follower asks at once, or takes the only one;
         when pieces could move too (TacTiki's waiting turn, ``shaman stay``), the player
@@ -322,7 +324,7 @@ class Follower:
         return self.position.by_placement.get(self.position.here, [])
 
     # -- input -----------------------------------------------------------------------------------
-    def feed(self, event: SensorEvent, now: float) -> list[Outcome]:
+    def feed(self, event: SensorEvent, now: float) -> list[Outcome[S]]:
         """Take one event at time ``now``.
 
         The event's own time (the sensor's clock, mapped to the host's) is trusted only while it
@@ -337,7 +339,7 @@ class Follower:
         self.tracker.feed(event)
         return self.tick(now)
 
-    def tick(self, now: float) -> list[Outcome]:
+    def tick(self, now: float) -> list[Outcome[S]]:
         """Let time pass: settle and grace timers, expiring missed tags."""
         self.tracker.poll(now)
         return self._evaluate(now)
@@ -350,7 +352,7 @@ class Follower:
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace]
         return min((t for t in times if t is not None and t > now), default=None)
 
-    def press(self, button: str, now: float) -> list[Outcome]:
+    def press(self, button: str, now: float) -> list[Outcome[S]]:
         """A player button: ``ok`` confirms, ``menu`` cycles the choices, ``back`` cancels a
         question or, with none open, takes the last move back."""
         asking = self._asking
@@ -380,7 +382,7 @@ class Follower:
                     *self._accept(asking.options[asking.selected], now, how=Acceptance.ASKED)]
         return []
 
-    def choose(self, card: str, now: float) -> list[Outcome]:
+    def choose(self, card: str, now: float) -> list[Outcome[S]]:
         """Answer an ambiguity with a card (its first word, e.g. ``up1``), as a card tap does."""
         asking = self._asking
         if asking is None or asking.kind is not PromptKind.AMBIGUOUS:
@@ -399,7 +401,7 @@ class Follower:
         """Classify the current picture (for diagnostics and benchmarks)."""
         return self.position.classify(self.tracker.observation(now))
 
-    def _evaluate(self, now: float) -> list[Outcome]:
+    def _evaluate(self, now: float) -> list[Outcome[S]]:
         if not self._prepared:  # nobody called prepare(): do it now, on this event's time
             return self.prepare(now)
         if not self.tracker.fresh:
@@ -415,8 +417,8 @@ class Follower:
         return out
 
     def _step(self, observation: Observation, key: ViewKey, quiet: float,
-              now: float) -> list[Outcome]:
-        out: list[Outcome] = []
+              now: float) -> list[Outcome[S]]:
+        out: list[Outcome[S]] = []
         if self._asking is not None:
             if key == self._asking.key:
                 return out
@@ -500,7 +502,7 @@ class Follower:
         return out
 
     def _guide(self, kind: GuidanceKind, observation: Observation, key: ViewKey, now: float,
-               target: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome]:
+               target: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome[S]]:
         if self._shown == (kind, key):
             return []
         self._shown = (kind, key)
@@ -517,7 +519,7 @@ class Follower:
                           asking.plies)
         return Prompt(now, asking.kind, tuple(o.text for o in asking.options), asking.selected)
 
-    def _pad(self, observation: Observation, now: float, out: list[Outcome]) -> None:
+    def _pad(self, observation: Observation, now: float, out: list[Outcome[S]]) -> None:
         """A card tapped on a pad answers an open ambiguity (``action:up1`` means Up 1)."""
         if self._asking is None or self._asking.kind is not PromptKind.AMBIGUOUS:
             return
@@ -543,7 +545,7 @@ class Follower:
         return False
 
     def _after_held(self, observation: Observation, verdict: Verdict, quiet: float,
-                    now: float) -> list[Outcome]:
+                    now: float) -> list[Outcome[S]]:
         """Take the move the board showed for ``settle`` (``_held``) when the picture now,
         which no legal move of the position explains, is a legal move of the position after
         it: the next player went on from the board the last one left. Only a move that puts a
@@ -578,7 +580,7 @@ class Follower:
             return self.settle_removal
         return max(self._settle_min, self.settle_long if option.extendable else self.settle)
 
-    def _revise(self, observation: Observation, quiet: float, now: float) -> list[Outcome]:
+    def _revise(self, observation: Observation, quiet: float, now: float) -> list[Outcome[S]]:
         """Replace the last move when the board, unexplained now, shows another legal result
         of the position before it (the last move was only the middle of that one)."""
         if self._previous is None:
@@ -625,7 +627,7 @@ class Follower:
         return [MoveRevised(now, accepted.text, option.text, option.state)]
 
     def _came_back_undo(self, observation: Observation, quiet: float,
-                        now: float) -> list[Outcome]:
+                        now: float) -> list[Outcome[S]]:
         """Undo the last move when a piece it took off the board is back on it: the piece
         was only held in a hand (a Toast that was not one, a fight's loser lifted too early,
         a piece carried while a mismatch was put right). The board may then show the position
@@ -649,7 +651,7 @@ class Follower:
 
     # -- changing the position -------------------------------------------------------------------
     def _accept(self, option: Option, now: float, quiet: float = 0.0,
-                how: Acceptance = Acceptance.ASKED) -> list[Outcome]:
+                how: Acceptance = Acceptance.ASKED) -> list[Outcome[S]]:
         player = self.game.to_move(self.state)
         # Only what the board alone decided may be revised by the board; a move the players
         # chose by button or card, or the only one there was, stands.
@@ -662,7 +664,7 @@ class Follower:
         return [MoveAccepted(now, option.text, player, option.state, quiet, how,
                              option.lifts_only)]
 
-    def _take_back(self, plies: int, now: float, left: ViewKey | None = None) -> list[Outcome]:
+    def _take_back(self, plies: int, now: float, left: ViewKey | None = None) -> list[Outcome[S]]:
         plies = min(plies, len(self.history))
         if plies == 0:
             return []
@@ -675,11 +677,11 @@ class Follower:
         self._undone = left
         return [TakenBack(now, plies, self.state, left)]
 
-    def _build(self, state: Any) -> Position:
+    def _build(self, state: S) -> Position:
         earlier = [s for s, _ in reversed(self.history[-TAKEBACK_DEPTH:])]
         return Position.build(self.game, state, self.cells, earlier)
 
-    def reset(self, state: Any, history: Sequence[tuple[Any, str]] = ()) -> None:
+    def reset(self, state: S, history: Sequence[tuple[S, str]] = ()) -> None:
         """Follow ``state`` from now on (a new round, a resumed game)."""
         self.history = list(history)
         self._moved_to(state)
@@ -701,7 +703,7 @@ class Follower:
                 else:
                     del table[key]
 
-    def sees_put_back(self, earlier: Any) -> bool:
+    def sees_put_back(self, earlier: S) -> bool:
         """Would the board put back to ``earlier`` by hand read as a takeback to confirm?
         Not when there is nothing to put back (a move the board does not show) or when that
         picture is a legal move's: then the players say it with BACK."""
@@ -760,7 +762,7 @@ def _open(option: Option, how: Acceptance) -> Option:
     return replace(option, extendable=True) if how is Acceptance.RESTED else option
 
 
-def was_forced(game: Game[Any, Any], before: Any) -> bool:
+def was_forced(game: Game[S, M], before: S) -> bool:
     """True when the move from ``before`` was nobody's choice: every legal move leaves the
     board as it is and all reach one position (a forced pass; Manami's ``resolve`` when the
     order of the two villages makes no difference). The follower took it by itself, as
@@ -771,7 +773,7 @@ def was_forced(game: Game[Any, Any], before: Any) -> bool:
         len({game.position_key(game.apply(before, way)) for way in ways}) == 1
 
 
-def takeback_plies(game: Game[Any, Any], history: Sequence[tuple[Any, str]]) -> int:
+def takeback_plies(game: Game[S, M], history: Sequence[tuple[S, str]]) -> int:
     """How many moves BACK takes back: the last one a player made, and the forced moves
     after it (taking back only a forced move would see it taken again at once)."""
     plies = 1

@@ -29,10 +29,20 @@ import enum
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-S = TypeVar("S")
-M = TypeVar("M")
+# An engine's state and move types. Whatever is generic over them (Game, the follower, the
+# session) is written plain where the game is chosen at run time (the station plays whichever
+# game its board is for): the default then says so, as ``Game[Any, Any]`` would. (PEP 696
+# defaults; typing only has them from Python 3.13, so only the type checker sees them.)
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as _TypeVar
+
+    S = _TypeVar("S", default=Any)
+    M = _TypeVar("M", default=Any)
+else:
+    S = TypeVar("S")
+    M = TypeVar("M")
 
 #: What ideal sensors read: cell name -> the pieces in it, bottom first. Piece names are the
 #: engine's own (a tiki's name, ``"p0"`` for a token of player 0, ...), documented per game.

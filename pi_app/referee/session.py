@@ -13,30 +13,33 @@ import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic
 
 from pi_app.board.follower import Acceptance
 from pi_app.games import Game, get_game
-from pi_app.games.base import JSON
+from pi_app.games.base import JSON, M, S
 from pi_app.records import fold, replay
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, GameRow, StoreError
 
 
 @dataclass
-class Session:
+class Session(Generic[S, M]):
+    """One stored game, generic over the engine's state and move types (plain ``Session``
+    where the game is chosen at run time, by its name)."""
+
     store: EventStore
-    game: Game[Any, Any]
+    game: Game[S, M]
     game_id: int
     record: JSON
-    state: Any
-    history: list[tuple[Any, str]] = field(default_factory=list)
+    state: S
+    history: list[tuple[S, str]] = field(default_factory=list)
     """(state before, move text) of the moves of the current round, for the follower."""
 
     # -- starting and resuming -------------------------------------------------------------------
     @classmethod
     def new(cls, store: EventStore, game_name: str, *, rng: random.Random | None = None,
-            state: Any = None, options: JSON | None = None, board: str = "",
-            players: Sequence[str] = ()) -> Session:
+            state: S | None = None, options: JSON | None = None, board: str = "",
+            players: Sequence[str] = ()) -> Session[S, M]:
         """Start a game: a random set-up from ``rng`` (or ``state``), stored before play."""
         game = get_game(game_name)
         if state is None:
@@ -46,7 +49,7 @@ class Session:
         return cls(store, game, game_id, setup, state)
 
     @classmethod
-    def resume(cls, store: EventStore, row: GameRow) -> Session:
+    def resume(cls, store: EventStore, row: GameRow) -> Session[S, M]:
         """Rebuild a stored game; :class:`StoreError` when its events do not replay."""
         game = get_game(row.game)
         events = store.events(row.id, PLAY_KINDS)
@@ -63,7 +66,7 @@ class Session:
         return session
 
     # -- what happens ----------------------------------------------------------------------------
-    def moved(self, text: str, player: int | None, state: Any,
+    def moved(self, text: str, player: int | None, state: S,
               how: Acceptance | None = None, lifts_only: bool = False) -> Event:
         """Store an accepted move (call before confirming it to anyone), with how it was
         accepted: a restarted station must know whether the board alone took it from a
@@ -78,7 +81,7 @@ class Session:
         self._advance("move", event.data, state)
         return event
 
-    def revised(self, replaced: str, text: str, state: Any) -> Event:
+    def revised(self, replaced: str, text: str, state: S) -> Event:
         event = self.store.append(self.game_id, "revise", {"replaced": replaced, "text": text})
         if self.history:
             before, _ = self.history.pop()
@@ -86,7 +89,7 @@ class Session:
         self._advance("revise", event.data, state)
         return event
 
-    def taken_back(self, plies: int, state: Any,
+    def taken_back(self, plies: int, state: S,
                    left: Sequence[tuple[str, Sequence[str]]] | None = None) -> Event:
         """Store a takeback, with the picture BACK ``left`` on the board (the moves still on
         it, cell by cell): until the board shows the position, a restarted station must not
@@ -99,14 +102,14 @@ class Session:
         self._advance("takeback", event.data, state)
         return event
 
-    def dealt(self, state: Any, round_record: JSON) -> Event:
+    def dealt(self, state: S, round_record: JSON) -> Event:
         """A new Topple round was dealt (``state`` is its first position)."""
         event = self.store.append(self.game_id, "deal", {"round": round_record})
         self.history = []
         self._advance("deal", event.data, state)
         return event
 
-    def cards_tapped(self, cards: Sequence[tuple[str, str, str]], state: Any) -> Event:
+    def cards_tapped(self, cards: Sequence[tuple[str, str, str]], state: S) -> Event:
         """The Secret Tiki cards the players drew (Topple), before the round's first card."""
         event = self.store.append(self.game_id, "cards", {"cards": [list(c) for c in cards]})
         self._advance("cards", event.data, state)
@@ -125,7 +128,7 @@ class Session:
             "scores": list(self.game.scores(self.state)),
             "winners": None if winners is None else list(winners)})
 
-    def _advance(self, kind: str, data: JSON, state: Any) -> None:
+    def _advance(self, kind: str, data: JSON, state: S) -> None:
         self.record = fold(self.record, [(kind, data)])
         self.state = state
 
@@ -145,7 +148,7 @@ class Session:
         return {**self.record, **extra}
 
 
-def _round_history(game: Game[Any, Any], record: JSON) -> list[tuple[Any, str]]:
+def _round_history(game: Game[S, M], record: JSON) -> list[tuple[S, str]]:
     """(state before, text) for the moves of the last round, from the record."""
     rounds = record.get("rounds")
     moves = rounds[-1].get("moves", []) if isinstance(rounds, list) else record.get("moves", [])

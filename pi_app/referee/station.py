@@ -574,7 +574,7 @@ class Station:
         asked = self.status.prompt
         if unsure:
             if asked is None or asked.kind != "order" or asked.options != unsure:
-                self.status.prompt = Prompt(now, "order", unsure)
+                self.status.prompt = Prompt(now, PromptKind.ORDER, unsure)
         elif asked is not None and asked.kind == "order":
             self.status.prompt = None
 
