@@ -12,7 +12,7 @@ Decisions (:class:`Move`, record text in brackets): ``place`` [``place b2``], ``
 ``a1-b1-b2``: the full path], ``resolve`` [``resolve b1 c2``], ``shaman`` [``shaman b1/b2``,
 ``shaman stay``], ``pass`` [``pass``].
 
-JSON state (:meth:`Manami.state_to_json`; every key is required on reading)::
+JSON state (:meth:`ManamiGame.state_to_json`; every key is required on reading)::
 
     {"villages": {"a1": 1, …, "c3": 0},      value of each village tile
      "totems": {"a1": [0, 1], …, "c3": []},   owners of the tokens, bottom first
@@ -29,7 +29,7 @@ JSON state (:meth:`Manami.state_to_json`; every key is required on reading)::
      "over": false,
      "options": {"tokens": 8, "fruit": 7, "shaman": true, "quiet_limit": 200}}
 
-Invariants :meth:`Manami.state_from_json` checks: reserve plus tokens on the board is ``tokens``
+Invariants :meth:`ManamiGame.state_from_json` checks: reserve plus tokens on the board is ``tokens``
 per player; held plus supply plus spoiled fruit is ``fruit + added``; three-token totems only
 on the ``resolve`` villages or once the game is over; the supply is empty only once it is over.
 
@@ -309,7 +309,7 @@ def _flag(raw: Any, what: str) -> bool:
 # -- the engine ----------------------------------------------------------------------------------
 
 
-class Manami(Game[ManamiState, Move]):
+class ManamiGame(Game[ManamiState, Move]):
     """Tiki on Manami island for two players; rulings R1… are in ``seeds/tiki-manami.md``."""
 
     name: ClassVar[str] = "manami"
@@ -863,4 +863,4 @@ def _stack(raw: Any, name: str) -> tuple[int, ...]:
     return tuple(_player(owner, f"an owner on {name}") for owner in raw)
 
 
-GAME = Manami()
+GAME = ManamiGame()
