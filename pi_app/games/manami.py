@@ -45,6 +45,7 @@ from typing import Any, ClassVar, NamedTuple
 from pi_app.games.base import (
     JSON,
     STANDARD,
+    FinalResult,
     Game,
     IllegalMove,
     OptionPreset,
@@ -354,12 +355,13 @@ class ManamiGame(Game[ManamiState, Move]):
     def scores(self, state: ManamiState) -> tuple[int, ...]:
         return state.fruit
 
-    def winners(self, state: ManamiState) -> tuple[int, ...] | None:
-        """Most fruit wins; every way the game ends compares fruit, and a tie is a draw (R13)."""
+    def result(self, state: ManamiState) -> FinalResult | None:
+        """Most fruit wins; every way the game ends compares fruit, and a tie is a draw (R13),
+        which the record writes as both players."""
         if not state.over:
             return None
         a, b = state.fruit
-        return (0,) if a > b else (1,) if b > a else (0, 1)
+        return FinalResult(state.fruit, (0,) if a > b else (1,) if b > a else (0, 1), a == b)
 
     def legal_moves(self, state: ManamiState) -> list[Move]:
         if state.over:

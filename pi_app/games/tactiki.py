@@ -41,6 +41,7 @@ from typing import Any, ClassVar, NamedTuple, TypeAlias
 from pi_app.games.base import (
     JSON,
     STANDARD,
+    FinalResult,
     Game,
     IllegalMove,
     OptionPreset,
@@ -755,11 +756,11 @@ class TacTikiGame(Game[TacState, Move]):
     def scores(self, state: TacState) -> tuple[int, ...]:
         return (int(state.winner == 0), int(state.winner == 1))
 
-    def winners(self, state: TacState) -> tuple[int, ...] | None:
-        """``(w,)`` for a statue, ``()`` for the referee draw (finished, nobody won)."""
+    def result(self, state: TacState) -> FinalResult | None:
+        """Winner ``(w,)`` for a statue; nobody for the referee draw."""
         if state.winner is not None:
-            return (state.winner,)
-        return () if state.draw else None
+            return FinalResult(self.scores(state), (state.winner,))
+        return FinalResult(self.scores(state), (), draw=True) if state.draw else None
 
     def random_move(self, state: TacState, rng: random.Random) -> Move:
         """Draw step by step: a first step or a reincarnation uniformly, then a second step

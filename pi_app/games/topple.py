@@ -36,6 +36,7 @@ from pi_app.games.base import (
     JSON,
     STANDARD,
     Card,
+    FinalResult,
     Game,
     IllegalMove,
     OptionPreset,
@@ -294,8 +295,11 @@ class ToppleGame(Game[ToppleState, Move]):
     def scores(self, state: ToppleState) -> tuple[int, ...]:
         return state.table.totals
 
-    def winners(self, state: ToppleState) -> tuple[int, ...] | None:
-        return state.winners
+    def result(self, state: ToppleState) -> FinalResult | None:
+        """Most points wins; a tie for most shares the win (no draw in Topple)."""
+        if state.winners is None:
+            return None
+        return FinalResult(state.table.totals, state.winners)
 
     # -- notation --------------------------------------------------------------------------------
     def parse_move(self, state: ToppleState, text: str) -> Move:

@@ -121,12 +121,10 @@ class Session(Generic[S, M]):
 
     def finish_if_over(self) -> Event | None:
         """Close the game in the store once the engine says it is over."""
-        if not self.game.is_over(self.state):
+        result = self.game.result(self.state)
+        if result is None:
             return None
-        winners = self.game.winners(self.state)
-        return self.store.finish(self.game_id, {
-            "scores": list(self.game.scores(self.state)),
-            "winners": None if winners is None else list(winners)})
+        return self.store.finish(self.game_id, result.to_json())
 
     def _advance(self, kind: str, data: JSON, state: S) -> None:
         self.record = fold(self.record, [(kind, data)])
