@@ -262,6 +262,7 @@ class DemoPlayers:
     async def turn(self) -> None:
         station, game = self.station, self.station.session.game
         state = station.session.state
+        set_ups = self._set_ups()
         self.turns += 1
         planned = self.script.pop(self.turns, "")
         bot = station.opponent.plays(game.to_move(state))  # the hands carry out its move
@@ -290,8 +291,8 @@ class DemoPlayers:
             await self.players.change(final)
         self.players.stats.moves += 1
         self.players.stats.made.append(text)
-        await self.wait_for(lambda: self._holds(intended), 3.0)
-        if self._holds(intended):
+        await self.wait_for(lambda: self._holds(intended, set_ups), 3.0)
+        if self._holds(intended, set_ups):
             self.players.stats.followed += 1
         else:
             self.players.stats.lost += 1
@@ -308,16 +309,21 @@ class DemoPlayers:
         await self.wait_for(lambda: shown() is not None, 10.0)
         return shown() or self.station.session.game.random_move(state, self.rng)
 
-    def _holds(self, intended: Any) -> bool:
-        """The station holds ``intended``, or a position it reached by itself from there (a
-        forced pass, the next Topple round dealt)."""
+    def _holds(self, intended: Any, set_ups: int) -> bool:
+        """The station holds ``intended``, or a position it reached by itself from there: the
+        moves nobody chooses (a forced pass), or the next round it dealt where nobody is to
+        move and the game goes on (``set_ups``: :meth:`_set_ups` before the move)."""
         station, game = self.station, self.station.session.game
-        if station.session.state == intended:
+        reached, _ = game.advance_forced(intended)
+        if station.session.state in (intended, reached):
             return True
-        history = station.session.history
-        return any(before == intended for before, _ in history[-2:]) or (
-            game.name == "topple" and game.to_move(intended) is None
-            and station.session.state.table.round > intended.table.round)
+        return game.to_move(reached) is None and not game.is_over(reached) and \
+            self._set_ups() > set_ups
+
+    def _set_ups(self) -> int:
+        """How many set-ups the station's game record holds (a deal adds one)."""
+        game = self.station.session.game
+        return len(game.record_segments(self.station.session.record))
 
     async def illegal_move(self) -> None:
         """Put a piece where no rule allows, wait to be told, put it back."""

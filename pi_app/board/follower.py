@@ -762,22 +762,13 @@ def _open(option: Option, how: Acceptance) -> Option:
     return replace(option, extendable=True) if how is Acceptance.RESTED else option
 
 
-def was_forced(game: Game[S, M], before: S) -> bool:
-    """True when the move from ``before`` was nobody's choice: every legal move leaves the
-    board as it is and all reach one position (a forced pass; Manami's ``resolve`` when the
-    order of the two villages makes no difference). The follower took it by itself, as
-    :meth:`Follower._decisions` does, and would take it again."""
-    here = game.expected_view(before)
-    ways = game.ways(before)
-    return bool(ways) and all(game.placement_view(before, way) == here for way in ways) and \
-        len({game.position_key(game.apply(before, way)) for way in ways}) == 1
-
-
 def takeback_plies(game: Game[S, M], history: Sequence[tuple[S, str]]) -> int:
     """How many moves BACK takes back: the last one a player made, and the forced moves
-    after it (taking back only a forced move would see it taken again at once)."""
+    after it (taking back only a forced move would see it taken again at once: the follower
+    takes a :meth:`~pi_app.games.base.Game.forced_move` by itself, as :meth:`Follower._decisions`
+    does, and would take it again)."""
     plies = 1
-    while plies < len(history) and was_forced(game, history[-plies][0]):
+    while plies < len(history) and game.forced_move(history[-plies][0]) is not None:
         plies += 1
     return min(plies, len(history))
 

@@ -10,8 +10,7 @@ The vocabulary is deliberately small (after python-chess):
   raises :class:`IllegalMove` with a sentence a player understands.
 * ``to_move(state)``: whose decision is next (``None`` when nobody's: the game or a Topple round is
   over). Every decision is a move, so an engine never has to ask anybody anything.
-* ``is_over`` / ``scores`` / ``result``: the outcome, in the units of ``docs/records.md``
-  (a finished game's :class:`FinalResult`).
+* ``is_over`` / ``scores`` / ``winners``: the outcome, in the units of ``docs/records.md``.
 * ``parse_move`` / ``move_text``: the record notation.
 * ``state_to_json`` / ``state_from_json``: a documented JSON state.
 * ``expected_view(state)``: what ideal sensors would read, cell by cell.
@@ -62,26 +61,6 @@ class IllegalMove(GameError):
 
 class RecordError(GameError):
     """A record or JSON state that is not well formed: the file, not the play, is wrong."""
-
-
-@dataclass(frozen=True)
-class FinalResult:
-    """How a finished game ended, as the engine rules it (``docs/records.md``).
-
-    ``scores``: every player's, in the game's units. ``winners``: the winning players, several
-    on a shared win; how a draw reads is the game's own (Manami's tie lists both players,
-    TacTiki's referee draw nobody), so ``draw`` says it outright instead of callers guessing
-    from the list. (Not "Outcome": that is what the follower reports after each event; nor
-    "GameResult": a bot match's record with its timings.)
-    """
-
-    scores: tuple[int, ...]
-    winners: tuple[int, ...]
-    draw: bool = False
-
-    def to_json(self) -> JSON:
-        """The stored form (a station's ``games.result``, the feed): the scores and winners."""
-        return {"scores": list(self.scores), "winners": list(self.winners)}
 
 
 @dataclass(frozen=True)
@@ -197,14 +176,8 @@ class Game(abc.ABC, Generic[S, M]):
         """Per player, in the units of ``docs/records.md``."""
 
     @abc.abstractmethod
-    def result(self, state: S) -> FinalResult | None:
-        """The final result once the game has ended, ``None`` while it goes on."""
-
     def winners(self, state: S) -> tuple[int, ...] | None:
-        """The winning players (several on a shared win), or ``None`` while the game goes on:
-        :meth:`result`'s, for the callers that only need them."""
-        result = self.result(state)
-        return None if result is None else result.winners
+        """The winning players (several on a shared win), or ``None`` while the game goes on."""
 
     def is_legal(self, state: S, move: M) -> bool:
         """True when ``move`` may be played in ``state``."""
@@ -213,6 +186,38 @@ class Game(abc.ABC, Generic[S, M]):
         except IllegalMove:
             return False
         return True
+
+    # -- moves nobody chooses --------------------------------------------------------------------
+    # The station takes these by itself (the follower), BACK steps over them, and the simulated
+    # players expect them: one definition here, so those never disagree about what is forced.
+
+    def forced_move(self, state: S) -> M | None:
+        """The move from ``state`` that is nobody's choice, or None when somebody has one to
+        make (or nobody is to move): every way of making a legal move by hand leaves the board
+        as it is and all reach one position (a forced pass; Manami's ``resolve`` when the
+        order of the two villages makes no difference). Of several moves that reach it, the
+        one with the lowest record text, as move inference names an option."""
+        ways = self.ways(state)
+        if not ways:
+            return None
+        here = self.expected_view(state)
+        if any(self.placement_view(state, way) != here for way in ways) or \
+                len({self.position_key(self.apply(state, way)) for way in ways}) != 1:
+            return None
+        return min(ways, key=lambda way: self.move_text(state, way))
+
+    def advance_forced(self, state: S, limit: int = 4) -> tuple[S, int]:
+        """``state`` after the forced moves (:meth:`forced_move`) that follow it, at most
+        ``limit`` of them (a guard: the rules never chain more than a couple), and how many
+        there were."""
+        count = 0
+        while count < limit:
+            move = self.forced_move(state)
+            if move is None:
+                break
+            state = self.apply(state, move)
+            count += 1
+        return state, count
 
     # -- notation --------------------------------------------------------------------------------
     @abc.abstractmethod

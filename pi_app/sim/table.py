@@ -314,7 +314,8 @@ class SimTable:
     @property
     def believed(self) -> Any:
         """The position the players have made (the station may not have taken it all yet)."""
-        return self._forced(self._chain[-1][0])[0] if self._chain else self.referee.state
+        return self.game.advance_forced(self._chain[-1][0])[0] if self._chain \
+            else self.referee.state
 
     def play_move(self, move: Any) -> None:
         """Make ``move`` by hand and see it through: questions answered, follow-ups tidied."""
@@ -399,8 +400,8 @@ class SimTable:
         for intended, _, _, _ in chain:
             expected.append(intended)
             state = intended
-            for _ in range(self._forced(intended)[1]):
-                state = self.game.apply(state, self.game.legal_moves(state)[0])
+            for _ in range(self.game.advance_forced(intended)[1]):  # the follower's own
+                state, _ = self.game.advance_forced(state, limit=1)
                 expected.append(state)
         history = self.referee.history[self._chain_history:]
         reached = [s for s, _ in history[1:]] + ([self.referee.state] if history else [])
@@ -416,7 +417,7 @@ class SimTable:
                 self.stats.missed += 1
         self.stats.phantom += sum(1 for r in reached
                                   if not any(self._same(r, e) for e in expected))
-        final, _ = self._forced(last)
+        final, _ = self.game.advance_forced(last)
         if not self._same(self.referee.state, final):
             self.referee.reset(final, [*self.referee.history])  # keep the run going
         self._settle_back()
@@ -493,28 +494,13 @@ class SimTable:
                 return outcome
         return None
 
-    def _forced(self, state: Any) -> tuple[Any, int]:
-        """``state`` after the moves nobody chooses (a pass when nothing else is legal), which
-        the follower takes by itself, and how many there were."""
-        game = self.game
-        count = 0
-        while count < 4 and not game.is_over(state) and game.to_move(state) is not None:
-            here = game.expected_view(state)
-            moves = game.legal_moves(state)
-            results = {game.apply(state, m) for m in moves}
-            if len(results) != 1 or any(game.placement_view(state, m) != here for m in moves):
-                break  # a real choice, or one the hands make
-            state = results.pop()
-            count += 1
-        return state, count
-
     def _same(self, a: Any, b: Any) -> bool:
         """The same position for the rules (TacTiki: which copy of a rank stands where is
         no difference)."""
         return bool(self.game.position_key(a) == self.game.position_key(b))
 
     def _judge(self, intended: Any, before: int) -> None:
-        intended, forced = self._forced(intended)
+        intended, forced = self.game.advance_forced(intended)
         accepted = self.accepted[before:]
         if self._same(self.referee.state, intended):
             self.stats.moves_accepted += 1
