@@ -10,7 +10,8 @@ The vocabulary is deliberately small (after python-chess):
   raises :class:`IllegalMove` with a sentence a player understands.
 * ``to_move(state)``: whose decision is next (``None`` when nobody's: the game or a Topple round is
   over). Every decision is a move, so an engine never has to ask anybody anything.
-* ``is_over`` / ``scores`` / ``winners``: the outcome, in the units of ``docs/records.md``.
+* ``is_over`` / ``scores`` / ``result``: the outcome, in the units of ``docs/records.md``
+  (a finished game's :class:`FinalResult`).
 * ``parse_move`` / ``move_text``: the record notation.
 * ``state_to_json`` / ``state_from_json``: a documented JSON state.
 * ``expected_view(state)``: what ideal sensors would read, cell by cell.
@@ -61,6 +62,26 @@ class IllegalMove(GameError):
 
 class RecordError(GameError):
     """A record or JSON state that is not well formed: the file, not the play, is wrong."""
+
+
+@dataclass(frozen=True)
+class FinalResult:
+    """How a finished game ended, as the engine rules it (``docs/records.md``).
+
+    ``scores``: every player's, in the game's units. ``winners``: the winning players, several
+    on a shared win; how a draw reads is the game's own (Manami's tie lists both players,
+    TacTiki's referee draw nobody), so ``draw`` says it outright instead of callers guessing
+    from the list. (Not "Outcome": that is what the follower reports after each event; nor
+    "GameResult": a bot match's record with its timings.)
+    """
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    draw: bool = False
+
+    def to_json(self) -> JSON:
+        """The stored form (a station's ``games.result``, the feed): the scores and winners."""
+        return {"scores": list(self.scores), "winners": list(self.winners)}
 
 
 @dataclass(frozen=True)
@@ -176,8 +197,14 @@ class Game(abc.ABC, Generic[S, M]):
         """Per player, in the units of ``docs/records.md``."""
 
     @abc.abstractmethod
+    def result(self, state: S) -> FinalResult | None:
+        """The final result once the game has ended, ``None`` while it goes on."""
+
     def winners(self, state: S) -> tuple[int, ...] | None:
-        """The winning players (several on a shared win), or ``None`` while the game goes on."""
+        """The winning players (several on a shared win), or ``None`` while the game goes on:
+        :meth:`result`'s, for the callers that only need them."""
+        result = self.result(state)
+        return None if result is None else result.winners
 
     def is_legal(self, state: S, move: M) -> bool:
         """True when ``move`` may be played in ``state``."""
