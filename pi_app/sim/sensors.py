@@ -14,6 +14,13 @@ short pitch a reader also reads a tag lying on an adjacent cell now and then (``
 per scan of a reader: one tag of a neighbouring cell's stack joins what it read; the firmware
 then reports it until ``absent_after`` scans miss it, as for any tag).
 
+A contact is one switch: a piece landing on its cell or leaving it decides what it does from
+then on. So what the model had planned to report for it later (the end of a blip, the opening
+of a piece lifted just before, not reported yet) gives way to the landing or the lift, and the
+firmware reports changes only: a contact closed early by a carried piece that another piece
+lands on stays closed, and one that a hand re-covers before its opening was reported never
+reports the opening.
+
 Scanning only happens while something is going on (from an action until ``quiet_after`` seconds
 after it, and on until every reader reports what lies on its cell): the model skips idle
 stretches, which keeps long soak runs fast. Misses during idle stretches would be of the same
@@ -48,6 +55,7 @@ class SensorModel:
     _reported: dict[int, frozenset[str]] = field(default_factory=dict)
     _misses: dict[tuple[int, str], int] = field(default_factory=dict)
     _present: dict[int, bool] = field(default_factory=dict)
+    """Per presence sensor, what the firmware reported last (changes only are reported)."""
     _hovering: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -97,7 +105,18 @@ class SensorModel:
                 self._chatter(t, events)
             t += step
         events.sort(key=lambda e: e.t)
-        return events
+        return self._changes_only(events)
+
+    def _changes_only(self, events: list[SensorEvent]) -> list[SensorEvent]:
+        """The firmware reports a contact's changes, never the state it already reported."""
+        out: list[SensorEvent] = []
+        for event in events:
+            if isinstance(event, PresenceChanged):
+                if self._present.get(event.sensor) == event.present:
+                    continue
+                self._present[event.sensor] = event.present
+            out.append(event)
+        return out
 
     def _chatter(self, t: float, events: list[SensorEvent]) -> None:
         """An empty cell's contact closes for a moment, nothing on it."""
@@ -142,12 +161,24 @@ class SensorModel:
         t = action.t + self.presence_debounce
         if after and action.put and self.early and self.rng.random() < self.early:  # slowly
             t = max(action.t - self.rng.uniform(0.02, 0.06), 0.0)
+        changes: list[tuple[float, bool]] = []
         if self.rng.random() < self.flicker:  # the contact chatters past the debounce
-            events.append(PresenceChanged(t, cell.presence, after))
-            events.append(PresenceChanged(t + 0.01, cell.presence, before))
+            changes += [(t, after), (t + 0.01, before)]
             t += self.rng.uniform(0.02, 0.06)
-        events.append(PresenceChanged(t, cell.presence, after))
-        self._present[cell.presence] = after
+        changes.append((t, after))
+        self._switch(cell.presence, changes, events)
+
+    @staticmethod
+    def _switch(sensor: int, changes: list[tuple[float, bool]],
+                events: list[SensorEvent]) -> None:
+        """A piece landed on or left the cell of ``sensor``: its contact goes through
+        ``changes`` (time, closed). Whatever was still to be reported for that contact from the
+        first of them on (a blip's end, a lift's opening not debounced yet) is superseded: the
+        contact follows the piece from then on."""
+        start = changes[0][0]
+        events[:] = [e for e in events if not (
+            isinstance(e, PresenceChanged) and e.sensor == sensor and e.t >= start)]
+        events += [PresenceChanged(t, sensor, closed) for t, closed in changes]
 
     def _scan(self, cell: Cell, t: float, events: list[SensorEvent]) -> None:
         assert cell.reader is not None
