@@ -74,6 +74,9 @@ class TableStats:
     """For each entry of ``accept_latency``: ``at once`` or ``settled`` (MoveAccepted.how)."""
     decision_seconds: list[float] = field(default_factory=list)
     """Wall-clock seconds the follower spent per event it was fed (the decision time)."""
+    failures: list[str] = field(default_factory=list)
+    """One line per phantom or missed move (simulated time, what was made, what was taken),
+    to find the run that shows it and replay it."""
 
     def merge(self, other: TableStats) -> None:
         for name, value in vars(other).items():
@@ -405,7 +408,7 @@ class SimTable:
                 expected.append(state)
         history = self.referee.history[self._chain_history:]
         reached = [s for s, _ in history[1:]] + ([self.referee.state] if history else [])
-        for intended, _, before, rest in chain:
+        for intended, made_from, before, rest in chain:
             if any(self._same(r, intended) for r in reached):
                 self.stats.moves_accepted += 1
                 taken = next((a for a in self.accepted[before:]
@@ -415,12 +418,31 @@ class SimTable:
                     self.stats.accept_how.append(taken.how)
             else:
                 self.stats.missed += 1
-        self.stats.phantom += sum(1 for r in reached
-                                  if not any(self._same(r, e) for e in expected))
+                self._failed("missed", rest, made_from, intended)
+        for (_, text), r in zip(history, reached, strict=True):
+            if not any(self._same(r, e) for e in expected):
+                self.stats.phantom += 1
+                self.stats.failures.append(f"phantom at {self.now:.2f} s: took {text!r} "
+                                           f"in a row of {self._texts(chain)}")
         final, _ = self.game.advance_forced(last)
         if not self._same(self.referee.state, final):
             self.referee.reset(final, [*self.referee.history])  # keep the run going
         self._settle_back()
+
+    def _failed(self, kind: str, rest: float, before: Any, intended: Any) -> None:
+        """Note a missed move: when its last piece came to rest, and what the station took."""
+        taken = [a.text for a in self.accepted if a.t >= rest - 5.0]
+        self.stats.failures.append(
+            f"{kind} at {rest:.2f} s: {self._text(before, intended)!r}; taken since "
+            f"{rest - 5.0:.2f} s: {taken}")
+
+    def _text(self, before: Any, after: Any) -> str:
+        """The record text of the move from ``before`` to ``after`` (a decision included)."""
+        move = self._move_between(before, after)
+        return str(self.game.move_text(before, move))
+
+    def _texts(self, chain: Sequence[tuple[Any, Any, int, float]]) -> list[str]:
+        return [self._text(before, intended) for intended, before, _, _ in chain]
 
     def _move_between(self, before: Any, after: Any) -> Any:
         """A legal move from ``before`` that reaches ``after`` (the one the player made)."""
@@ -506,9 +528,14 @@ class SimTable:
             self.stats.moves_accepted += 1
             extra = len(accepted) - 1 - forced - self._revisions(before)
             self.stats.phantom += max(0, extra)
+            if extra > 0:
+                self.stats.failures.append(f"phantom at {self.now:.2f} s: took "
+                                           f"{[a.text for a in accepted]} for one move")
         else:
             self.stats.missed += 1
             self.stats.phantom += len(accepted)
+            self.stats.failures.append(f"missed at {self.now:.2f} s (steady): took "
+                                       f"{[a.text for a in accepted]}")
             self.referee.reset(intended, [*self.referee.history])  # keep the run going
 
     def _revisions(self, before: int) -> int:
@@ -554,6 +581,9 @@ class SimTable:
             # The illegal placement was taken for a move (or a revision of the last one):
             # a move nobody made. Count it, and go on from what the players really have.
             self.stats.phantom += 1
+            taken = [t for _, t in self.referee.history[max(len(history_before) - 1, 0):]]
+            self.stats.failures.append(f"phantom at {self.now:.2f} s: an illegal placement "
+                                       f"taken; the record ends {taken}")
             self.referee.reset(state_before, history_before)
 
     def play_takeback(self) -> None:

@@ -17,6 +17,8 @@ Reported per game:
 * ``decision_ms``: wall-clock time per sensor event fed to the follower, p50 and p99 (target
   p99 at most 1 ms on an x86 core), with ``position_build_ms``, the precomputation done once
   per accepted move while the players reach for the next piece;
+* ``bad_tables``: every game (one table, its own seed) with a phantom or missed move, and
+  what went wrong when (simulated seconds); ``--table SEED`` plays that game again alone;
 * ``rest_to_accept_s``: simulated seconds from the last piece coming to rest to acceptance, for
   moves accepted without a question: ``at once`` (a clear, finished move: target two scan
   periods), ``rested`` (clear, but a piece arrived on a stack, where a piece carried over it
@@ -33,6 +35,7 @@ import math
 import platform
 import random
 import time
+from itertools import count
 from typing import Any
 
 from pi_app.board.equipment import registry_for
@@ -53,32 +56,25 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
-        players: str = "steady") -> dict[str, Any]:
-    """Play games of ``game_name`` until ``moves`` moves were made; the figures."""
+        players: str = "steady", tables: list[int] | None = None) -> dict[str, Any]:
+    """Play games of ``game_name`` until ``moves`` moves were made; the figures. Each game is
+    one table with its own seed (``seed * 1_000_003 + n``); ``tables`` plays only the tables
+    of those seeds (one game each), to replay the ones ``bad_tables`` lists."""
     game = get_game(game_name)
     geometry = load_geometry(game_name)
-    registry = registry_for(game_name)
     rng = random.Random(seed)
     total = TableStats()
     started = time.process_time()
-    carried = game_name != "topple"
-    while total.moves_made < moves:
-        if players == "varied":
-            fast = rng.uniform(0.06, 0.3)
-            table = SimTable(game, geometry, registry, rng,
-                             noise=Noise.varied(rng, carried) if noisy else Noise.clean(),
-                             rates=Rates.table() if noisy else Rates(), pace=Pace(),
-                             hand_pace=(fast, fast + rng.uniform(0.1, 0.6)),
-                             miss=rng.uniform(0.0, 0.08) if noisy else 0.0,
-                             flicker=rng.uniform(0.0, 0.1) if noisy else 0.0,
-                             chatter=rng.uniform(0.0, 0.02) if noisy else 0.0,
-                             early=rng.uniform(0.0, 0.2) if noisy else 0.0)
-        else:
-            table = SimTable(game, geometry, registry, rng,
-                             noise=Noise.table(carried=carried) if noisy else Noise.clean(),
-                             rates=Rates.table() if noisy else Rates(),
-                             miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0)
-        total.merge(table.play_game())
+    bad: list[dict[str, Any]] = []
+    seeds = iter(tables) if tables is not None else (seed * 1_000_003 + n for n in count())
+    for table_seed in seeds:
+        if tables is None and total.moves_made >= moves:
+            break
+        stats = play_table(game_name, table_seed, noisy=noisy, players=players)
+        if stats.phantom or stats.missed:
+            bad.append({"seed": table_seed, "phantom": stats.phantom, "missed": stats.missed,
+                        "failures": stats.failures})
+        total.merge(stats)
     cpu = time.process_time() - started
     builds: list[float] = []
     state = game.new_game(random.Random(seed))
@@ -134,7 +130,34 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
             "settled_p99": round(percentile(settled, 99), 3),
         },
         "cpu_s": round(cpu, 1),
+        "bad_tables": bad,
     }
+
+
+def play_table(game_name: str, seed: int, *, noisy: bool = True,
+               players: str = "steady") -> TableStats:
+    """One whole game at one table seeded ``seed``: steady or varied players, noisy or clean."""
+    game = get_game(game_name)
+    geometry = load_geometry(game_name)
+    registry = registry_for(game_name)
+    rng = random.Random(seed)
+    carried = game_name != "topple"
+    if players == "varied":
+        fast = rng.uniform(0.06, 0.3)
+        table = SimTable(game, geometry, registry, rng,
+                         noise=Noise.varied(rng, carried) if noisy else Noise.clean(),
+                         rates=Rates.table() if noisy else Rates(), pace=Pace(),
+                         hand_pace=(fast, fast + rng.uniform(0.1, 0.6)),
+                         miss=rng.uniform(0.0, 0.08) if noisy else 0.0,
+                         flicker=rng.uniform(0.0, 0.1) if noisy else 0.0,
+                         chatter=rng.uniform(0.0, 0.02) if noisy else 0.0,
+                         early=rng.uniform(0.0, 0.2) if noisy else 0.0)
+    else:
+        table = SimTable(game, geometry, registry, rng,
+                         noise=Noise.table(carried=carried) if noisy else Noise.clean(),
+                         rates=Rates.table() if noisy else Rates(),
+                         miss=0.05 if noisy else 0.0, flicker=0.05 if noisy else 0.0)
+    return table.play_game()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -145,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clean", action="store_true", help="no noise, no mischief")
     parser.add_argument("--players", choices=PLAYERS, default="steady",
                         help="steady: wait for the station after every move; varied: real pace")
+    parser.add_argument("--table", type=int, action="append",
+                        help="replay only the table of this seed (from bad_tables)")
     args = parser.parse_args(argv)
     figures = {}
     for name in args.game or GAME_NAMES:
@@ -153,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
         except ModuleNotFoundError:
             continue
         figures[name] = run(name, args.moves, args.seed, noisy=not args.clean,
-                            players=args.players)
+                            players=args.players, tables=args.table)
     print(json.dumps({"benchmark": "accuracy", "noisy": not args.clean, "players": args.players,
                       "machine": {"cpu": platform.processor() or platform.machine(),
                                   "python": platform.python_version()},
