@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 
+from pi_app.errors import UnreadableInput
+
 #: 1-64 letters, digits, ``_ . -``, starting with a letter or digit.
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
-class IdError(ValueError):
+class IdError(UnreadableInput, ValueError):
     """A board or event id that cannot be a topic level (or an MQTT user name)."""
 
 

@@ -20,6 +20,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from pi_app.errors import UnreadableInput
+
 #: The boards shipped with the project: package data (``hardware/boards`` in the checkout
 #: links here).
 BOARDS: Traversable = resources.files("pi_app.data") / "boards"
@@ -27,7 +29,7 @@ BOARDS: Traversable = resources.files("pi_app.data") / "boards"
 KINDS = ("cell", "pad", "edge")
 
 
-class GeometryError(ValueError):
+class GeometryError(UnreadableInput, ValueError):
     """A geometry file that cannot be used; the message names the file and the key."""
 
 

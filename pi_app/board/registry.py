@@ -20,10 +20,12 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from pi_app.errors import UnreadableInput
+
 _UID = re.compile(r"^[0-9A-F]{8,20}$")
 
 
-class RegistryError(ValueError):
+class RegistryError(UnreadableInput, ValueError):
     """A registry file or registration that cannot be used; the message says why."""
 
 

@@ -35,6 +35,7 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import GeometryError, load_geometry
 from pi_app.board.registry import RegistryError, TagRegistry
+from pi_app.errors import UnreadableInput
 from pi_app.games import GameError, get_game
 from pi_app.games.base import JSON
 from pi_app.readings import (
@@ -51,7 +52,7 @@ from pi_app.records import replay
 TRACE_VERSION = 1
 
 
-class TraceError(ValueError):
+class TraceError(UnreadableInput, ValueError):
     """A trace that cannot be used; the message names the line."""
 
 

@@ -32,6 +32,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from pi_app.errors import TikiError, UnreadableInput
+
 # An engine's state and move types. Whatever is generic over them (Game, the follower, the
 # session) is written plain where the game is chosen at run time (the station plays whichever
 # game its board is for): the default then says so, as ``Game[Any, Any]`` would. (PEP 696
@@ -52,7 +54,7 @@ View = Mapping[str, tuple[str, ...]]
 JSON = dict[str, Any]
 
 
-class GameError(Exception):
+class GameError(TikiError):
     """Base of the errors an engine raises; the message is meant for a player."""
 
 
@@ -60,7 +62,7 @@ class IllegalMove(GameError):
     """A move that the rules do not allow in this position (or a move text that means nothing)."""
 
 
-class RecordError(GameError):
+class RecordError(GameError, UnreadableInput):
     """A record or JSON state that is not well formed: the file, not the play, is wrong."""
 
 

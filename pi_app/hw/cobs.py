@@ -7,10 +7,12 @@ MicroPython. firmware/test_vectors.json and a property test hold them to the sam
 
 from __future__ import annotations
 
+from pi_app.errors import UnreadableInput
+
 MAX_BLOCK = 254
 
 
-class CobsError(ValueError):
+class CobsError(UnreadableInput, ValueError):
     """The bytes are not a COBS encoding."""
 
 

@@ -12,6 +12,7 @@ import binascii
 import struct
 from dataclasses import dataclass
 
+from pi_app.errors import UnreadableInput
 from pi_app.hw import cobs
 
 PROTOCOL_VERSION = 1
@@ -31,7 +32,7 @@ REASONS = {
 }
 
 
-class FrameError(ValueError):
+class FrameError(UnreadableInput, ValueError):
     """A chunk between two delimiters that is not a frame; ``reason`` is a key of REASONS."""
 
     def __init__(self, reason: str, size: int = 0) -> None:

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 import serial
 
+from pi_app.errors import TikiError
 from pi_app.hw import messages as m
 from pi_app.hw.frames import PROTOCOL_VERSION, Frame, FrameDecoder, FrameError, encode_frame
 from pi_app.hw.timebase import SensorClock
@@ -77,7 +78,7 @@ class LinkPhase(StrEnum):
     MISMATCH = "mismatch"
 
 
-class LinkDown(RuntimeError):
+class LinkDown(TikiError, RuntimeError):
     """A command could not be sent: the sensor board is not connected."""
 
 

@@ -12,6 +12,8 @@ import struct
 from dataclasses import dataclass
 from typing import ClassVar
 
+from pi_app.errors import UnreadableInput
+
 # Device -> host.
 HELLO, TAGS, PRESENCE, SNAPSHOT, HEARTBEAT, BUTTON, ACK, ERROR, SCAN_TIMES = range(0x01, 0x0A)
 # Host -> device.
@@ -29,7 +31,7 @@ MAX_UID = 10
 BUTTON_NAMES = ("ok", "back", "menu")
 
 
-class MessageError(ValueError):
+class MessageError(UnreadableInput, ValueError):
     """A payload that does not match its message type's layout."""
 
 

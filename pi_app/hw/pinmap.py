@@ -18,6 +18,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from pi_app.errors import UnreadableInput
+
 #: The shipped pin map (package data; ``hardware/pinmap.json`` in the checkout links here).
 PINMAP: Traversable = resources.files("pi_app.data") / "pinmap.json"
 PI_GPIO_MAX = 27
@@ -33,7 +35,7 @@ PICO_PIN_KEYS = (
 PICO_OPTIONAL = ("reader_busy", "status_led")
 
 
-class PinMapError(ValueError):
+class PinMapError(UnreadableInput, ValueError):
     """A pin map that cannot be used; the message names the file and the key."""
 
 

@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pi_app.errors import TikiError
 from pi_app.net.topics import ROOT, check_name
 
 MOSQUITTO = "mosquitto"
@@ -62,7 +63,7 @@ MAX_PACKET = MAX_PAYLOAD + 64 * 1024
 """Bytes of one MQTT packet (payload, topic, properties): past it the client is disconnected."""
 
 
-class BrokerError(RuntimeError):
+class BrokerError(TikiError, RuntimeError):
     """mosquitto is missing, will not start, or its files cannot be written."""
 
 

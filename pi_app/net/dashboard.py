@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_app.errors import UnreadableInput
+
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
     from pi_app.net.mqtt import BrokerOptions
 
 
-class ConfigError(ValueError):
+class ConfigError(UnreadableInput, ValueError):
     """The dashboard's config file cannot be used; the message names the file and key."""
 
 

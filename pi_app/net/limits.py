@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from typing import Any
 
+from pi_app.errors import UnreadableInput
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -32,7 +34,7 @@ DEFAULT_MAX_BODY = 64 * 1024
 """The largest request body either page needs is a login form or a ruling: a few hundred bytes."""
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(UnreadableInput):
     """Raised inside ``receive`` once a streamed body passes the limit."""
 
 

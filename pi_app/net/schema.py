@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar, Union
 
+from pi_app.errors import UnreadableInput
 from pi_app.games.base import JSON
 from pi_app.referee.feed import StationStatus
 
@@ -30,7 +31,7 @@ T = TypeVar("T")
 _INT_LIMIT = 2**63
 
 
-class PayloadError(ValueError):
+class PayloadError(UnreadableInput, ValueError):
     """A payload that does not fit its schema; the message names the field."""
 
 

@@ -49,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from pi_app.errors import UnreadableInput
 from pi_app.games.base import JSON
 from pi_app.net import pages
 from pi_app.net.desk import Desk
@@ -76,7 +77,7 @@ ExtraRoutes = Callable[[Access], list[Route]]
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-class BadRequest(ValueError):
+class BadRequest(UnreadableInput, ValueError):
     """The body is not what the step takes (400)."""
 
 

@@ -68,6 +68,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import BaseRoute, Route
 
 from pi_app.board.geometry import Geometry
+from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
 from pi_app.i18n import choose, translator
@@ -200,7 +201,7 @@ def waiting_text(snapshot: JSON, words: dict[str, str] | None = None) -> str:
     return said["no_game"]
 
 
-class BadAction(ValueError):
+class BadAction(UnreadableInput, ValueError):
     """An action body the page cannot use; the message says why (sent back with 400)."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES
 from pi_app.i18n import LANGUAGES
 
@@ -97,7 +98,7 @@ tls_key = ""                 # them; paths are absolute or relative to this file
 """
 
 
-class ConfigError(ValueError):
+class ConfigError(UnreadableInput, ValueError):
     """A configuration that cannot be used; the message names the file and the key."""
 
 

@@ -35,6 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from pi_app.board.follower import GuidanceKind
+from pi_app.errors import TikiError
 from pi_app.games.base import JSON
 from pi_app.referee.store import Event
 
@@ -73,7 +74,7 @@ Listener = Callable[[str, JSON], None]
 Action = Callable[..., Awaitable[JSON]]
 
 
-class ActionError(ValueError):
+class ActionError(TikiError, ValueError):
     """An action that cannot be done now; the message says why (shown to the person)."""
 
 

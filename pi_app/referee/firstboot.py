@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.i18n import LANGUAGE_NAMES, LANGUAGES
 from pi_app.referee.config import Config, ConfigError, load_config, parse_config
@@ -73,7 +74,7 @@ FIELD_LABELS = {"code": "Set-up code", "board": "Table name", "game": "Game",
                 "mqtt_password": "Broker password"}
 
 
-class SetupError(ValueError):
+class SetupError(UnreadableInput, ValueError):
     """An answer the set-up cannot take: ``field`` is the form's field, the message says why
     (never showing a PIN or a password)."""
 

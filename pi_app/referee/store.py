@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_app.errors import TikiError
 from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
 
@@ -97,7 +98,7 @@ _CORRUPT_CODES = (11, 26)
 PLAY_KINDS = ("move", "revise", "takeback", "deal", "cards", "result")
 
 
-class StoreError(RuntimeError):
+class StoreError(TikiError, RuntimeError):
     """The database cannot take an event (disk full, read-only, corrupt): say so, never
     confirm a move that was not stored."""
 

@@ -17,8 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pi_app.errors import TikiError
 
-class TournamentError(ValueError):
+
+class TournamentError(TikiError, ValueError):
     """A request the tournament cannot take; the message says why, for the referee."""
 
 
