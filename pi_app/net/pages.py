@@ -16,9 +16,11 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from pi_app.bots import LEVELS
 from pi_app.games import get_game
 from pi_app.i18n import LANGUAGE_NAMES
 from pi_app.referee.players import counts_text
+from pi_app.referee.rule_options import page_controls
 
 _SLOT = re.compile(r"\{\{(\{?)\s*([a-z_]+)\s*\}?\}\}")
 
@@ -77,6 +79,16 @@ def page_words(_: Callable[[str], str]) -> dict[str, str]:
         "s_follow_up": _("finish the move"), "s_setup": _("set-up"), "s_idle": _("idle"),
         "s_mismatch": _("mismatch"), "s_offline": _("offline"), "s_over": _("game over"),
         "s_confirmed": _("confirmed"), "s_unknown": _("unknown"), "s_fault": _("fault"),
+        "rules": _("Rule options"), "station_plays": _("The station plays"),
+        "nobody": _("nobody"), "l_random": _("random"), "l_greedy": _("greedy"),
+        "l_search": _("search"), "seat": _("{name} (the station, {level})"),
+        "offer_draw": _("Offer draw"), "accept_draw": _("Accept draw"),
+        "draw_offered": _("A draw is offered: {agreed} of 2 players agree."),
+        "review": _("Review"),
+        "review_wait": _("The station is reviewing the game..."),
+        "review_slip": _("{name}, move {number}: {move} (better: {better})"),
+        "review_none": _("{name}: no move lost much."),
+        "review_partial": _("(the first {count} moves reviewed)"),
     }
 
 
@@ -95,6 +107,19 @@ def dashboard_words(_: Callable[[str], str]) -> dict[str, str]:
         "s_waiting": _("waiting"), "s_mismatch": _("mismatch"), "s_fault": _("fault"),
         "s_offline": _("offline"), "s_over": _("game over"), "s_confirmed": _("confirmed"),
         "s_unknown": _("unknown"),
+    }
+
+
+def board_words(_: Callable[[str], str]) -> dict[str, str]:
+    """The words of the dashboard's page of one board: the overview's, and its own."""
+    return {
+        **dashboard_words(_), "events": _("Events"),
+        "confirm": _("Confirm reported result"), "rule": _("Rule this result"),
+        "winners_hint": _("winners: 1, or 1,2"),
+        "winners_title": _("the winning players' numbers, from 1; empty for a draw"),
+        "note": _("note"), "record": _("current record (JSON)"),
+        "ruled_by": _("Ruled by {referee}"), "player": _("Player {number}"),
+        "done": _("Done."), "refused": _("Refused ({status})"),
     }
 
 
@@ -142,6 +167,74 @@ def game_options(games: Any, current: str = "",
     return "".join(out)
 
 
+def option_fields(games: Any, current: str, _: Callable[[str], str]) -> str:
+    """For each game the board plays, a ``<fieldset>`` of its rule options
+    (:func:`pi_app.referee.rule_options.page_controls`), each labelled with the OLED's word in
+    the page's language; the page's script shows the chosen game's and sends what is set."""
+    out = []
+    for name in games:
+        hidden = "" if name == current else " hidden"
+        controls = []
+        for key, control in page_controls(name):
+            implies = escape(json.dumps(dict(control.implies)), quote=True)
+            attrs = f'data-option="{escape(key)}" data-implies="{implies}"'
+            label = escape(_(control.label))
+            if control.kind == "flag":
+                controls.append(f'<label><input type="checkbox" {attrs}> {label}</label>')
+            else:
+                hint = escape(_(control.hint), quote=True) if control.hint else ""
+                controls.append(f'<label>{label} <input type="number" min="0" step="1" '
+                                f'size="5" {attrs} placeholder="{hint}" title="{hint}"></label>')
+        if controls:
+            out.append(f'<fieldset class="rules" data-game="{escape(name)}"{hidden}>'
+                       f'<legend>{escape(_("Rule options"))}</legend>{"".join(controls)}'
+                       "</fieldset>")
+    return "".join(out)
+
+
+def seat_options(words: dict[str, str]) -> tuple[str, str]:
+    """The ``<option>`` lists of the new game's station seat (nobody, Player 1...4) and its
+    bot's level (:data:`pi_app.bots.LEVELS`, weakest first; the strongest chosen)."""
+    seats = [f'<option value="">{escape(words["nobody"])}</option>']
+    seats += [f'<option value="{i}">{escape(person([], i, words))}</option>' for i in range(4)]
+    levels = [f'<option value="{escape(level)}"{" selected" if level == LEVELS[-1] else ""}>'
+              f'{escape(words.get("l_" + level, level))}</option>' for level in LEVELS]
+    return "".join(seats), "".join(levels)
+
+
+def seat_words(name: str, seats: Any, index: int, words: dict[str, str]) -> str:
+    """A player's name, and when the station plays that seat, its level too."""
+    level = seats.get(str(index)) if isinstance(seats, dict) else None
+    if not isinstance(level, str):
+        return name
+    return say(words, "seat", name=name, level=words.get("l_" + level, level))
+
+
+def review_lines(snapshot: dict[str, Any], words: dict[str, str]) -> list[str]:
+    """The post-game review (:mod:`pi_app.bots.review`) in words: for each player, the moves
+    where the bot's evaluation dropped most, and the move it liked better; the page's script
+    says the same."""
+    review = snapshot.get("review")
+    if snapshot.get("status") != "over" or not isinstance(review, dict):
+        return []
+    if not review.get("done"):
+        return [words["review_wait"]]
+    players = list(snapshot.get("players") or [])
+    lines = []
+    slips = [s for s in review.get("slips") or [] if isinstance(s, dict)]
+    for seat in range(len(snapshot.get("scores") or players)):
+        name = person(players, seat, words)
+        mine = [s for s in slips if s.get("player") == seat]
+        if not mine:
+            lines.append(say(words, "review_none", name=name))
+        for slip in mine:
+            lines.append(say(words, "review_slip", name=name, number=slip.get("move"),
+                             move=slip.get("text"), better=slip.get("better")))
+    if review.get("partial"):
+        lines.append(say(words, "review_partial", count=review.get("reviewed")))
+    return lines
+
+
 def title_words(snapshot: dict[str, Any]) -> str:
     """The game's title and the rule options it uses (the page's script says the same)."""
     options = [str(o) for o in snapshot.get("options") or []]
@@ -149,10 +242,12 @@ def title_words(snapshot: dict[str, Any]) -> str:
 
 
 def player_rows(players: list[Any], scores: list[Any], to_move: Any,
-                words: dict[str, str] | None = None) -> str:
+                words: dict[str, str] | None = None, seats: Any = None) -> str:
     rows = []
     for i, score in enumerate(scores or [None] * len(players)):
         name = person(players, i, words)
+        if words is not None:
+            name = seat_words(name, seats, i, words)
         mark = " ◀" if to_move == i else ""
         rows.append(f"<tr><td>{escape(str(name))}{mark}</td>"
                     f"<td>{'' if score is None else escape(str(score))}</td></tr>")
@@ -221,7 +316,7 @@ body[data-board] .picture svg{max-height:70vh}
 body[data-board] .picture svg{max-height:60vh}}
 .grid td a{font-weight:bold}.warn{color:#c62828}.muted{color:#777}
 form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}
-#result{min-height:1.2em}
+#result{min-height:1.2em}fieldset.rules{display:flex;flex-wrap:wrap;gap:.4em;border:1px solid #ccc}
 svg .ghost{animation:ghost 1.6s ease-in-out infinite alternate}
 @keyframes ghost{from{opacity:.45}to{opacity:1}}
 #address figure{margin:0;text-align:center}#address svg{width:9em;height:auto}
@@ -248,6 +343,7 @@ STATION_HTML = """<!doctype html>
 <p id="island">{{island}}</p>
 <ul id="guidance">{{{guidance}}}</ul>
 <h2>{{w_moves}}</h2><ol id="moves" class="moves">{{{moves}}}</ol>
+<div id="review-box"{{{review_hidden}}}><h2>{{w_review}}</h2><ul id="review">{{{review}}}</ul></div>
 </section>
 <section id="actions"><h2>{{w_actions}}</h2>
 <p class="muted">{{w_need_pin}}</p>
@@ -257,7 +353,13 @@ STATION_HTML = """<!doctype html>
 <form id="new-form"><select id="new-game">{{{game_options}}}</select>
 <input id="new-players" placeholder="{{w_names}}" size="28"
  title="{{w_names_hint}}">
+<label>{{w_station_plays}} <select id="new-bot-seat">{{{seat_options}}}</select></label>
+<select id="new-bot-level" aria-label="{{w_station_plays}}">{{{level_options}}}</select>
+{{{option_fields}}}
 <button type="submit" id="new">{{w_new_game}}</button></form>
+<form id="draw-form"><button type="submit" id="draw-offer">{{w_offer_draw}}</button></form>
+<form id="draw-accept-form"><button type="submit" id="draw-accept">{{w_accept_draw}}</button>
+</form>
 <form id="override-form"><input id="override-text" placeholder="{{w_override_hint}}">
 <button type="submit" id="override">{{w_override}}</button></form>
 <p id="result" role="status"></p>
@@ -296,12 +398,18 @@ function fill(id, nodes) {
   if (!box) return;
   box.replaceChildren(...nodes);
 }
-function playerRows(players, scores, toMove) {
+function playerRows(players, scores, toMove, seats) {
   const n = Math.max((players || []).length, (scores || []).length);
   const rows = [];
   for (let i = 0; i < n; i++) {
     const tr = el("tr");
-    const name = person(players, i);
+    let name = person(players, i);
+    // A seat the station's bot plays says so, with its level (pages.seat_words).
+    const level = seats ? seats[String(i)] : undefined;
+    if (typeof level === "string") {
+      name = say("seat", "{name} (the station, {level})",
+                 {name: name, level: say("l_" + level, level)});
+    }
     tr.append(el("td", name + (toMove === i ? " \u25c0" : "")),
               el("td", scores && scores[i] !== undefined ? scores[i] : ""));
     rows.push(tr);
@@ -334,6 +442,10 @@ function stream(url, handlers) {
 
 STATION_JS = COMMON_JS + r"""
 function waiting(s) {
+  if (s.prompt && s.prompt.kind === "draw" && s.status !== "over") {
+    return say("draw_offered", "A draw is offered: {agreed} of 2 players agree.",
+               {agreed: s.prompt.selected || 0});
+  }
   if (s.status === "prompt" && s.prompt) {
     return say("choose", "Choose: {options}", {options: (s.prompt.options || []).join(" / ")});
   }
@@ -356,6 +468,28 @@ function islandText(s) {
   const i = s.island;
   return i ? say("island", "Fruit in the supply: {supply} \u00b7 spoiled: {spoiled}",
                  {supply: i.supply, spoiled: i.spoiled}) : "";
+}
+function reviewLines(s) {
+  // The post-game review in words (pages.review_lines says the same on the server).
+  const r = s.review;
+  if (s.status !== "over" || !r || typeof r !== "object") return [];
+  if (!r.done) return [say("review_wait", "The station is reviewing the game...")];
+  const slips = Array.isArray(r.slips) ? r.slips : [];
+  const lines = [];
+  const n = Math.max((s.scores || []).length, (s.players || []).length);
+  for (let seat = 0; seat < n; seat++) {
+    const name = person(s.players, seat);
+    const mine = slips.filter((x) => x && x.player === seat);
+    if (!mine.length) lines.push(say("review_none", "{name}: no move lost much.", {name: name}));
+    for (const x of mine) {
+      lines.push(say("review_slip", "{name}, move {number}: {move} (better: {better})",
+                     {name: name, number: x.move, move: x.text, better: x.better}));
+    }
+  }
+  if (r.partial) {
+    lines.push(say("review_partial", "(the first {count} moves reviewed)", {count: r.reviewed}));
+  }
+  return lines;
 }
 function resultWords(g) {
   const r = g.result;
@@ -393,9 +527,12 @@ function show(data) {
   document.getElementById("title").textContent = (s.title || "")
     + ((s.options || []).length ? " · " + s.options.join(", ") : "");
   setSvg("picture", data.svg);
-  fill("players", playerRows(s.players, s.scores, s.to_move));
+  fill("players", playerRows(s.players, s.scores, s.to_move, s.station_seats));
   document.getElementById("waiting").textContent = waiting(s);
   document.getElementById("island").textContent = islandText(s);
+  const lines = reviewLines(s);
+  document.getElementById("review-box").hidden = !lines.length;
+  fill("review", lines.map((line) => el("li", line)));
   fill("guidance", (s.guidance || []).map((g) => el("li", g)));
   const moves = document.getElementById("moves");
   const following = !moves.dataset.shown ||
@@ -427,10 +564,43 @@ function on(id, handler) {
   document.getElementById(id).addEventListener("submit", (e) => { e.preventDefault(); handler(); });
 }
 on("undo-form", () => act("undo", {}));
-on("new-form", () => act("new_game", {
-  game: document.getElementById("new-game").value,
-  players: document.getElementById("new-players").value.split(",").map((p) => p.trim())
-    .filter((p) => p)}));
+function chosenRules(game) {
+  // The rule options set in the chosen game's fieldset (pages.option_fields): a ticked box is
+  // true (with what it implies), a number as typed; what is left empty is not sent.
+  const options = {};
+  const box = document.querySelector('fieldset.rules[data-game="' + CSS.escape(game) + '"]');
+  if (!box) return options;
+  for (const input of box.querySelectorAll("input[data-option]")) {
+    if (input.type === "checkbox") {
+      if (!input.checked) continue;
+      Object.assign(options, JSON.parse(input.dataset.implies || "{}"));
+      options[input.dataset.option] = true;
+    } else if (input.value.trim() !== "") {
+      options[input.dataset.option] = Number(input.value);
+    }
+  }
+  return options;
+}
+function showRules() {
+  const game = document.getElementById("new-game").value;
+  for (const box of document.querySelectorAll("fieldset.rules")) {
+    box.hidden = box.dataset.game !== game;
+  }
+}
+document.getElementById("new-game").addEventListener("change", showRules);
+showRules();
+on("new-form", () => {
+  const game = document.getElementById("new-game").value;
+  const seat = document.getElementById("new-bot-seat").value;
+  const bots = {};
+  if (seat !== "") bots[seat] = document.getElementById("new-bot-level").value;
+  return act("new_game", {
+    game: game, options: chosenRules(game), bots: bots,
+    players: document.getElementById("new-players").value.split(",").map((p) => p.trim())
+      .filter((p) => p)});
+});
+on("draw-form", () => act("draw", {}));
+on("draw-accept-form", () => act("draw_accept", {}));
 on("override-form", () => act("override", {text: document.getElementById("override-text").value}));
 on("act-form", () => {});
 const initial = JSON.parse(document.getElementById("initial").textContent);
@@ -482,7 +652,7 @@ DASHBOARD_HTML = """<!doctype html>
 """
 
 BOARD_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{{lang}}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf" content="{{csrf}}">
 <title>{{board}} · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
@@ -490,24 +660,26 @@ BOARD_HTML = """<!doctype html>
 <header><a href="/">{{event}}</a><h1 id="board">{{board}}</h1>
 <span id="status" class="badge s-{{status}}">{{status_text}}</span><span id="title">{{title}}</span>
 <span id="feed" class="muted">{{feed}}</span>
+<nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>
 {{{account}}}</header>
 <main>
 <section class="picture" id="picture">{{{svg}}}</section>
 <section><table id="players">{{{players}}}</table>
 <p id="last-result">{{last_result}}</p><p id="confirmed"></p>
 <form id="confirm-form" class="referee-only">
-<button type="submit" id="confirm">Confirm reported result</button></form>
+<button type="submit" id="confirm">{{w_confirm}}</button></form>
 <form id="correct-form" class="referee-only">
-<input id="correct-winners" placeholder="winners: 1, or 1,2" size="14"
- title="the winning players' numbers, from 1; empty for a draw">
-<input id="correct-note" placeholder="note" size="20">
-<button type="submit" id="correct">Rule this result</button></form>
+<input id="correct-winners" placeholder="{{w_winners_hint}}" size="14"
+ title="{{w_winners_title}}">
+<input id="correct-note" placeholder="{{w_note}}" size="20">
+<button type="submit" id="correct">{{w_rule}}</button></form>
 <p id="result" role="status"></p>
 <ul id="guidance">{{{guidance}}}</ul>
-<h2>Moves</h2><ol id="moves" class="moves">{{{moves}}}</ol></section>
-<section><h2>Events</h2><ul id="events" class="log">{{{events}}}</ul>
-<p class="referee-only"><a href="/api/board/{{board}}/record">current record (JSON)</a></p>
+<h2>{{w_moves}}</h2><ol id="moves" class="moves">{{{moves}}}</ol></section>
+<section><h2>{{w_events}}</h2><ul id="events" class="log">{{{events}}}</ul>
+<p class="referee-only"><a href="/api/board/{{board}}/record">{{w_record}}</a></p>
 </section></main>
+<script type="application/json" id="initial">{{{initial}}}</script>
 <script src="/static/dashboard.js"></script></body></html>
 """
 
@@ -523,10 +695,11 @@ LOGIN_HTML = """<!doctype html>
 """
 
 DASHBOARD_JS = COMMON_JS + r"""
-// The overview's words in its viewer's language (pages.dashboard_words); the board page
-// has none yet and stays English.
+// The page's words in its viewer's language (pages.dashboard_words, pages.board_words);
+// the live data asks for the same language (results and the event log are said there).
 const initialBox = document.getElementById("initial");
 if (initialBox) W = JSON.parse(initialBox.textContent).words || {};
+const LANG = "lang=" + encodeURIComponent(document.documentElement.lang || "en");
 const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
 const boardId = document.body.dataset.board;
 const referee = document.body.dataset.referee === "yes";
@@ -605,7 +778,7 @@ function showRow(s) {
 function showBoard(s) {
   shown.set(s.board, [s, performance.now()]);
   setBadge("status", s.status);
-  document.getElementById("status").textContent = s.status_text || s.status;
+  document.getElementById("status").textContent = say("s_" + s.status, s.status_text || s.status);
   document.getElementById("feed").textContent = feedText(s, 0);
   document.getElementById("last-result").textContent = s.last_result ? s.last_result.text : "";
   document.getElementById("title").textContent = s.title || "";
@@ -617,7 +790,8 @@ function showBoard(s) {
   fill("events", (s.events_tail || []).slice().reverse().map((e) => el("li", e.line)));
   // The result in words is #last-result's; who ruled it, and why, is said here.
   document.getElementById("confirmed").textContent = s.confirmed ?
-    "Ruled by " + s.confirmed.referee + (s.confirmed.note ? ": " + s.confirmed.note : "") : "";
+    say("ruled_by", "Ruled by {referee}", {referee: s.confirmed.referee})
+    + (s.confirmed.note ? ": " + s.confirmed.note : "") : "";
   document.body.dataset.gameId = s.game_id === null ? "" : String(s.game_id);
   document.body.dataset.seq = String(s.seq || 0);
 }
@@ -629,7 +803,8 @@ async function post(url, body) {
   try { data = await response.json(); } catch (e) { data = {}; }
   const out = document.getElementById("result");
   if (out) {
-    out.textContent = response.ok ? "Done." : (data.error || "Refused (" + response.status + ")");
+    out.textContent = response.ok ? say("done", "Done.")
+      : (data.error || say("refused", "Refused ({status})", {status: response.status}));
   }
   return response.status;
 }
@@ -671,18 +846,23 @@ if (boardId) {
     winners: document.getElementById("correct-winners").value.split(",")
       .map((w) => w.trim()).filter((w) => w !== "").map((w) => Number(w) - 1),
     note: document.getElementById("correct-note").value}));
-  live("/api/stream?board=" + encodeURIComponent(boardId), showBoard,
-       "/api/board/" + encodeURIComponent(boardId));
+  live("/api/stream?board=" + encodeURIComponent(boardId) + "&" + LANG, showBoard,
+       "/api/board/" + encodeURIComponent(boardId) + "?" + LANG);
 } else {
-  live("/api/stream", showRow, "/api/boards");
+  live("/api/stream?" + LANG, showRow, "/api/boards?" + LANG);
 }
 """
 
 
-def account_html(user: str | None, csrf: str) -> str:
+def account_html(user: str | None, csrf: str,
+                 _: Callable[[str], str] = lambda text: text) -> str:
+    """The header's login link, or the referee's name, export and log-out (``_``: the
+    page's gettext)."""
     if user is None:
-        return '<a href="/login" id="login">referee login</a>'
+        login = escape(_("referee login"))
+        return f'<a href="/login" id="login">{login}</a>'
+    export, log_out = escape(_("export records")), escape(_("log out"))
     return (f'<span id="user">{escape(user)}</span> <a href="/export.json" id="export">'
-            'export records</a> <form method="post" action="/logout">'
+            f'{export}</a> <form method="post" action="/logout">'
             f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
-            '<button type="submit">log out</button></form>')
+            f'<button type="submit">{log_out}</button></form>')

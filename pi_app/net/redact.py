@@ -84,6 +84,14 @@ def _numbers(_game: Engine | None, value: Any) -> Any:
     return {str(cell): v for cell, v in value.items()}
 
 
+def _seats(_game: Engine | None, value: Any) -> Any:
+    """Seat -> the level of the station's bot that plays it: who plays, open to all."""
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and k.isdigit() and isinstance(v, str) for k, v in value.items()):
+        return HIDDEN
+    return dict(value)
+
+
 def _record(game: Engine | None, value: Any) -> Any:
     return game.public_record(value) if game is not None and isinstance(value, dict) else HIDDEN
 
@@ -151,6 +159,7 @@ SNAPSHOT_FIELDS: dict[str, Shape] = {
     "island": _nested({"villages": _numbers, "supply": _plain, "spoiled": _plain}),
     "prompt": _nested({"kind": _plain, "options": _texts, "selected": _plain}),
     "options": _texts,  # the rule options' short words (pi_app.referee.rule_options.labels)
+    "station_seats": _seats,
 }
 
 

@@ -25,12 +25,14 @@ Routes:
 ``GET /games``         the station's games, newest first (:mod:`pi_app.net.archive`)
 ``GET /games/N/record.json``  game N's record as ``tikiboard export`` writes it; the game
                        still in play only as its public record
-``POST /api/action/N`` ``undo``, ``new_game`` (``{"game", "players", "options", "bots"}``),
-                       ``hint`` (the best move for the player to move; refused when
+``POST /api/action/N`` ``undo``, ``new_game`` (``{"game", "players", "options", "bots"}``:
+                       the page's form sends the rule options it offers and the station's
+                       seat), ``hint`` (the best move for the player to move; refused when
                        ``[station] hints`` is false),
-                       ``override`` (``{"text"}``), ``draw`` (offers a draw the other player
-                       agrees with OK on the station): needs ``Authorization: Bearer PIN``
-                       (or ``X-Station-Token``)
+                       ``override`` (``{"text"}``), ``draw`` (offers a draw: one player
+                       agrees), ``draw_accept`` (one more player agrees the offer, as OK on
+                       the station does; two end the game): needs
+                       ``Authorization: Bearer PIN`` (or ``X-Station-Token``)
 ``GET/POST /setup``    the first-boot set-up, with the code on the station's screen
                        (:mod:`pi_app.net.setup_app`)
 =====================  ===========================================================================
@@ -342,13 +344,19 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         options = pages.game_options(feed.games or GAME_NAMES, str(snap.get("game") or ""),
                                      gettext)
         status = str(snap.get("status", "idle"))
+        seats, levels = pages.seat_options(words)
+        review = pages.review_lines(snap, words)
         html = pages.render(
             pages.STATION_HTML, lang=lang, board=feed.board, status=status,
             status_words=words.get(f"s_{status}", status), languages=pages.language_links(lang),
             title=pages.title_words(snap), svg=view["svg"],
             players=pages.player_rows(list(snap.get("players") or []),
                                       list(snap.get("scores") or []), snap.get("to_move"),
-                                      words),
+                                      words, snap.get("station_seats")),
+            seat_options=seats, level_options=levels,
+            option_fields=pages.option_fields(feed.games or GAME_NAMES,
+                                              str(snap.get("game") or ""), gettext),
+            review=pages.items(review), review_hidden="" if review else " hidden",
             waiting=waiting_text(snap, words),
             guidance=pages.items(list(snap.get("guidance") or [])),
             moves=pages.items(list(snap.get("moves") or [])), game_options=options,

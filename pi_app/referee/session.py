@@ -11,15 +11,31 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic
 
 from pi_app.board.follower import Acceptance
 from pi_app.games import Game, get_game
-from pi_app.games.base import JSON, M, S
+from pi_app.games.base import JSON, Card, M, S
 from pi_app.records import fold, replay
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, GameRow, StoreError
+
+#: The record's top-level field for the seats the station's bots played, ``{"1": "search"}``
+#: (seat as a text, as JSON object keys are; level one of :data:`pi_app.bots.LEVELS`). An extra
+#: field of docs/records.md: the engines and ``tikiboard replay`` skip it.
+STATION_SEATS = "station_seats"
+
+
+def station_seats(record: JSON) -> dict[int, str]:
+    """The seats a stored game's station plays (``{}``: people only, also for a record without
+    the field, or with one that is not seat: level texts: a person then takes the seat over
+    rather than the station refusing to resume the game)."""
+    raw = record.get(STATION_SEATS)
+    if not isinstance(raw, dict):
+        return {}
+    return {int(seat): level for seat, level in raw.items()
+            if isinstance(seat, str) and seat.isdigit() and isinstance(level, str)}
 
 
 @dataclass
@@ -39,12 +55,17 @@ class Session(Generic[S, M]):
     @classmethod
     def new(cls, store: EventStore, game_name: str, *, rng: random.Random | None = None,
             state: S | None = None, options: JSON | None = None, board: str = "",
-            players: Sequence[str] = ()) -> Session[S, M]:
-        """Start a game: a random set-up from ``rng`` (or ``state``), stored before play."""
+            players: Sequence[str] = (),
+            station_seats: Mapping[int, str] | None = None) -> Session[S, M]:
+        """Start a game: a random set-up from ``rng`` (or ``state``), stored before play.
+        ``station_seats``: the seats the station's bots play, ``{seat: level}``, written into
+        the record's header (:data:`STATION_SEATS`) so that a restart plays them again."""
         game = get_game(game_name)
         if state is None:
             state = game.new_game(rng or random.Random(), options)
         setup = game.setup_record(state)
+        if station_seats:
+            setup[STATION_SEATS] = {str(s): level for s, level in sorted(station_seats.items())}
         game_id = store.new_game(game_name, setup, board=board, players=players)
         return cls(store, game, game_id, setup, state)
 
@@ -109,7 +130,7 @@ class Session(Generic[S, M]):
         self._advance("deal", event.data, state)
         return event
 
-    def cards_tapped(self, cards: Sequence[tuple[str, str, str]], state: S) -> Event:
+    def cards_tapped(self, cards: Sequence[Card], state: S) -> Event:
         """The Secret Tiki cards the players drew (Topple), before the round's first card."""
         event = self.store.append(self.game_id, "cards", {"cards": [list(c) for c in cards]})
         self._advance("cards", event.data, state)

@@ -40,17 +40,19 @@ from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.inference import Verdict
 from pi_app.board.registry import TagRegistry
 from pi_app.games import GAME_NAMES, get_game
-from pi_app.games.base import JSON
+from pi_app.games.base import JSON, Card
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
-from pi_app.i18n import N_
+from pi_app.i18n import N_, Said
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
 from pi_app.records import fold
 from pi_app.referee import feedback as fb
+from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, StationFeed, StationStatus
 from pi_app.referee.opponent import HINT_LEVEL, POLL_S, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
+from pi_app.referee.postgame import PostGame
 from pi_app.referee.rule_options import (
     check_options,
     labels,
@@ -58,7 +60,7 @@ from pi_app.referee.rule_options import (
     preset_options,
     table_options,
 )
-from pi_app.referee.session import Session
+from pi_app.referee.session import Session, station_seats
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -80,10 +82,10 @@ class Status:
     last_move: str = ""
     takeback: tuple[str, ...] = ()
     reading: Any = None
-    """TacTiki with the players' own set-up: the arrival order being read (a StackOrder), or
-    None when no set-up is being read."""
-    cards: list[tuple[str, str, str]] | None = None
-    """Tiki Topple with tapped cards: the Secret Tiki cards tapped so far this round (None
+    """Start stacks the players build (TacTiki): the arrival order being read (a StackOrder),
+    or None when no set-up is being read (:mod:`pi_app.referee.setup_flow`)."""
+    cards: list[Card] | None = None
+    """Secret cards the players tap (Tiki Topple): the cards tapped so far this round (None
     when no round waits for its cards)."""
     message: str = ""
     menu_game: str = ""
@@ -113,6 +115,7 @@ class Station:
         self.clock = clock
         seed = config.station.seed
         self.rng = rng or (random.Random(seed) if seed >= 0 else random.Random())
+        self.postgame = PostGame()  # the review of the game that just ended
         self.opponent = Opponent(parse_bots(config.station.bots), seed=seed,
                                  hints=config.station.hints)
         self._expecting: object = None  # the follower's position restricted to its move
@@ -137,8 +140,7 @@ class Station:
         # text, on a screen of their own until OK starts the table on the defaults.
         self.setup_code = self.setup_url = self.setup_qr = ""
         self._register_actions()
-        self._await_cards_if_due()
-        self._read_setup_if_due()
+        setup_flow.start_if_due(self)
         # A restart between a move and what follows it (the next Topple deal, the result):
         # finish that step now, from the stored position.
         self._deal_at: float | None = None
@@ -159,8 +161,9 @@ class Station:
         if row is not None:
             try:
                 session = Session.resume(self.store, row)
+                self._seats_of(session)
                 self.status.phase = "setup"  # the board is checked against the stored game
-                self.status.message = f"resumed game {row.id}"
+                self.status.message = Said.gettext("resumed game {number}", number=row.id)
                 log.info("resumed game %s (%s), %d moves", row.id, row.game,
                          len(session.history))
                 return session
@@ -169,6 +172,16 @@ class Station:
                 self.store.abandon(row.id)
         home = self.config.station.game
         return self._start(home if home in self.games else self.games[0])
+
+    def _seats_of(self, session: Session) -> None:
+        """A resumed game is played by the seats it was stored with (its record's
+        ``station_seats``), not by whatever the configuration or the page says now."""
+        try:
+            self.opponent.levels = parse_bots(station_seats(session.record))
+        except ValueError as exc:  # a level this version lacks: a person takes the seat over
+            log.error("game %s: its station seats cannot be played (%s): people play them",
+                      session.game_id, exc)
+            self.opponent.levels = {}
 
     def default_players(self, game_name: str, count: int | None = None) -> tuple[str, ...]:
         """The players of a new game chosen without names (the buttons, the page without
@@ -195,7 +208,8 @@ class Station:
             log.error("options %s do not suit %s (%s): none used", chosen, game_name, exc)
             options = table_options(game_name, {}, len(names))
         session = Session.new(self.store, game_name, rng=self.rng, options=options,
-                              board=self.config.station.board, players=names)
+                              board=self.config.station.board, players=names,
+                              station_seats=self.opponent.levels)
         self.status = replace(Status(), link_up=self.status.link_up,
                               link_detail=self.status.link_detail, phase="setup",
                               notice=self.status.notice)
@@ -258,6 +272,8 @@ class Station:
         except StoreError as exc:
             self._store_failed(str(exc), now)
         self._station_turn(now)
+        if self.postgame.poll():
+            self._last_scene = None  # the review is in: the page hears of it on this redraw
         self.render(now)
         try:
             more = self.follower.prepare(now)  # after the confirmation is on the LEDs
@@ -290,10 +306,7 @@ class Station:
         if isinstance(event, ButtonPressed) and event.button == "ok" and not outcomes:
             self._hint_button(now)  # OK with nothing to confirm: a hint
         self._handle(outcomes, now)
-        if self.status.cards is not None:
-            self._read_cards(now)
-        if self.status.reading is not None:
-            self._read_setup(now)
+        setup_flow.read(self, now)
         return outcomes
 
     def _handle(self, outcomes: list[Outcome], now: float) -> None:
@@ -312,7 +325,8 @@ class Station:
                 game = self.session.game
                 self.status.takeback = fb.changed_cells(game.expected_view(undone),
                                                         game.expected_view(outcome.state))
-                self.status.message = f"took back {outcome.plies} move(s)"
+                self.status.message = Said.ngettext(
+                    "took back {count} move", "took back {count} moves", outcome.plies)
             elif isinstance(outcome, Prompt):
                 self.status.prompt = outcome
                 self._note("prompt", {"kind": outcome.kind, "options": list(outcome.options)})
@@ -378,6 +392,7 @@ class Station:
                 if event is not None:
                     self.feed.event(event)
             self.status.phase = "over"
+            self._review()
             return
         if game.to_move(state) is None:  # a Topple round is over: deal the next one
             if self._deal_at is None:
@@ -398,17 +413,16 @@ class Station:
             self.status.message = N_("round over")
             return
         new_state = game.deal(state, self.rng)
-        round_record = _round_record(game.name, new_state)
-        self.feed.event(self.session.dealt(new_state, round_record))
+        self.feed.event(self.session.dealt(new_state, game.round_record(new_state)))
         self._deal_at = None
         self.follower.reset(new_state)
         self.status.phase = "setup"
         self.status.message = N_("new round: set up the line")
-        self._await_cards_if_due()
+        setup_flow.start_if_due(self)
 
     def next_deadline(self, now: float) -> float | None:
         """The next time after ``now`` when :meth:`step` has something to do by itself."""
-        thinking = now + POLL_S if self.opponent.thinking() else None
+        thinking = now + POLL_S if self.opponent.thinking() or self.postgame.busy() else None
         times = [t for t in (self.follower.next_deadline(now), self._deal_at, thinking)
                  if t is not None]
         return max(min(times), now) if times else None
@@ -518,6 +532,14 @@ class Station:
         self.status.prompt = None
         self.status.phase = "over"
         self.status.message = N_("draw agreed")
+        self._review()
+
+    def _review_key(self) -> tuple[int, int]:
+        return self.session.game_id, len(self.session.moves())
+
+    def _review(self) -> None:
+        """The game is over: have its review thought out off the loop (:mod:`.postgame`)."""
+        self.postgame.start(self._review_key(), self.session.record)
 
     def _not_on_this_board(self, game_name: str) -> str:
         titles = " and ".join(get_game(g).title for g in self.games)
@@ -528,55 +550,6 @@ class Station:
         """What MENU cycles through at game over: each game this board plays, with each
         player count its rules allow."""
         return tuple((g, n) for g in self.games for n in get_game(g).player_counts)
-
-    # -- TacTiki: the players' own set-up --------------------------------------------------------
-    def _read_setup_if_due(self) -> None:
-        """Before a TacTiki game's first move, read the stacks the players build."""
-        from pi_app.referee.setup_reader import StackOrder
-
-        if (self.session.game.name != "tactiki" or self.config.station.tactiki_setup != "players"
-                or self.session.moves()
-                or self.store.events(self.session.game_id, ("setup_read",))):
-            return
-        self.status.reading = StackOrder()
-        self.status.message = N_("Stack two pieces on each start field")
-
-    def _read_setup(self, now: float) -> None:
-        from pi_app.referee.setup_reader import start_state, tactiki_setup
-
-        order = self.status.reading
-        observation = self.follower.tracker.observation(now)
-        order.update(observation.pieces, self.follower.cells)
-        self._ask_setup_order(now, order.unsure())
-        options = self.session.record.get("options", {})
-        record, why = tactiki_setup(order, options)
-        if record is None:
-            self.status.message = why
-            return
-        if now - self.follower.tracker.last_change < 1.0 or not observation.complete:
-            self.status.message = N_("set-up complete: hands off the board")
-            return
-        state = start_state(record)
-        self.store.abandon(self.session.game_id)
-        self.session = Session.new(self.store, "tactiki", state=state,
-                                   board=self.config.station.board)
-        self._note("setup_read", {"setup": record["setup"]})
-        self.follower.reset(state)
-        self.status.reading = None
-        self.status.message = ""
-        self.status.phase = "play"
-
-    def _ask_setup_order(self, now: float, unsure: tuple[str, ...]) -> None:
-        """Ask about the fields whose stack order the sensors did not see (two pieces arrived
-        in one reading): the question (kind ``order``, options: those fields) lights them and
-        asks to lift the pieces off and put them back one at a time. It names fields only:
-        the opponent reads the screen too, and a piece's name (``T4``) is its hidden rank."""
-        asked = self.status.prompt
-        if unsure:
-            if asked is None or asked.kind != "order" or asked.options != unsure:
-                self.status.prompt = Prompt(now, PromptKind.ORDER, unsure)
-        elif asked is not None and asked.kind == "order":
-            self.status.prompt = None
 
     def _menu_words(self) -> str:
         """The rule-option preset MENU has chosen, in short words (empty: as configured)."""
@@ -592,58 +565,9 @@ class Station:
         return ", ".join(labels(self.session.game.name, self.session.record.get("options")))
 
     def blocked(self) -> bool:
-        """True while no move may be played: cards to tap, or a set-up being read."""
+        """True while no move may be played: cards to tap, or a set-up being read
+        (:mod:`pi_app.referee.setup_flow`)."""
         return self.status.cards is not None or self.status.reading is not None
-
-    # -- Tiki Topple: the players' own Secret Tiki cards ------------------------------------------
-    def _await_cards_if_due(self) -> None:
-        """At a round's start, wait for each player to tap the Secret Tiki card they drew."""
-        if (self.session.game.name != "topple" or self.config.station.topple_cards != "tap"
-                or self.session.game.to_move(self.session.state) is None
-                or any(self.session.state.opened)):
-            return
-        if self._round_cards_tapped():
-            return
-        self.status.cards = []
-        self._card_message()
-
-    def _round_cards_tapped(self) -> bool:
-        """True when this round's cards were tapped already (a resumed game)."""
-        for event in reversed(self.store.events(self.session.game_id, ("deal", "cards"))):
-            return event.kind == "cards"
-        return False
-
-    def _card_message(self) -> None:
-        cards = self.status.cards or []
-        seats = [s for s in self.session.state.table.seats if not self.opponent.plays(s)]
-        who = fb.player_name(fb.Scene(players=self._players()), seats[len(cards)])
-        self.status.message = f"{who}: tap your Secret Tiki card on the card pad"
-
-    def _read_cards(self, now: float) -> None:
-        """A new Secret Tiki card on the pad is the next player's; all in: the round starts."""
-        from pi_app.games.topple import with_cards
-
-        cards = self.status.cards
-        if cards is None:
-            return
-        observation = self.follower.tracker.observation(now)
-        for cell in self.geometry.names("pad"):
-            for piece in observation.pieces.get(cell, ()):
-                if not piece.startswith("card:"):
-                    continue
-                card = tuple(piece.removeprefix("card:").split("/"))
-                if len(card) == 3 and card not in cards:
-                    cards.append((card[0], card[1], card[2]))
-        seats = self.session.state.table.seats
-        if len(cards) < len(seats) - sum(map(self.opponent.plays, seats)):
-            self._card_message()
-            return
-        cards[:] = self._with_station_cards(cards)
-        state = with_cards(self.session.state, cards[:len(seats)])
-        self._persist(partial(self.session.cards_tapped, cards[:len(seats)], state), now)
-        self.follower.reset(state, list(self.session.history))
-        self.status.cards = None
-        self.status.message = ""
 
     def new_game(self, game_name: str, now: float | None = None,
                  players: Sequence[str] | int | None = None,
@@ -669,8 +593,7 @@ class Station:
             self.store.abandon(self.session.game_id)
         self.session = self._start(game_name, names, options)
         self.follower = self._new_follower()
-        self._await_cards_if_due()
-        self._read_setup_if_due()
+        setup_flow.start_if_due(self)
         self.render(now)
 
     # -- output ----------------------------------------------------------------------------------
@@ -803,6 +726,9 @@ class Station:
             "text": game.describe(state), "updated": time.time(),
             "notice": self.status.notice,
             "options": list(labels(game.name, record.get("options"))),
+            "review": self.postgame.of(self._review_key()) if scene.phase == "over" else None,
+            "station_seats": {str(seat): level
+                              for seat, level in sorted(self.opponent.levels.items())},
         }
 
     def screen_image(self, now: float) -> Image.Image:
@@ -845,11 +771,25 @@ class Station:
         async def draw() -> JSON:
             self.offer_draw(self.clock(), agreed=1)
             self.render(self.clock())
-            return {"ok": True, "waiting": "the other player agrees with OK on the station"}
+            return {"ok": True, "waiting": "the other player agrees: OK on the station, or "
+                                           "Accept draw on the page"}
+
+        async def draw_accept() -> JSON:
+            """One more player agrees the open draw offer, as OK on the station does: the
+            page counts as one player per press, and the offer's own press counted already
+            (two agreements end the game)."""
+            prompt = self.status.prompt
+            if prompt is None or prompt.kind != "draw":
+                raise ActionError("no draw is offered: offer one first")
+            now = self.clock()
+            self._draw_button("ok", now)
+            self.render(now)
+            return {"ok": True, "agreed": self.draw_agreed()}
 
         self.feed.handle("override", override)
         self.feed.handle("hint", self._hint_action)
         self.feed.handle("draw", draw)
+        self.feed.handle("draw_accept", draw_accept)
 
     def override(self, text: str) -> JSON:
         """A referee replaces the last move by another legal one (a ruling at the table)."""
@@ -895,7 +835,9 @@ class Station:
         if shown is None:
             return ""
         words = self.session.game.public_text(shown.text)  # the screen is public: no ranks
-        return f"{'Station' if shown.kind == 'station' else 'Hint'}: {words}"
+        if shown.kind == "station":
+            return Said.gettext("Station: {move}", move=words)
+        return Said.gettext("Hint: {move}", move=words)
 
     def _shown_cells(self, state: Any) -> dict[str, Any]:
         shown = self._shown(state)
@@ -922,12 +864,12 @@ class Station:
         """Why no hint can be given now (empty: one can)."""
         game, state = self.session.game, self.session.state
         if not self.opponent.hints:
-            return "hints are off (tournament mode)"
+            return N_("hints are off (tournament mode)")
         if self.status.phase != "play" or self.blocked() or game.is_over(state) \
                 or game.to_move(state) is None:
-            return "there is no move to hint at now"
+            return N_("there is no move to hint at now")
         if self.opponent.plays(game.to_move(state)):
-            return "the station is to move"
+            return N_("the station is to move")
         return ""
 
     def _hint_button(self, now: float) -> None:
@@ -962,19 +904,6 @@ class Station:
                 "lift": list(shown.lift),
                 "put": list(shown.put)}
 
-    def _with_station_cards(self, cards: list[tuple[str, str, str]]) -> list[
-            tuple[str, str, str]]:
-        """The round's Secret Tiki cards in seat order: the people's as tapped (in their seat
-        order), the station's seats' drawn by the station once the people's are in."""
-        seats = self.session.state.table.seats
-        people = [s for s in seats if not self.opponent.plays(s)]
-        tapped = list(cards[:len(people)])
-        drawn = self.opponent.draw_cards(self.session.state, tapped, len(self.session.history))
-        mine = iter(tapped)
-        return [drawn[s] if s in drawn else next(mine) for s in seats]
-
-
-
 #: The draw question's one line: nobody agreed yet, or one player (or the page) did.
 _DRAW_WAITING = ("both players press OK", "the other player: OK")
 
@@ -983,12 +912,3 @@ def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
     """The games a board plays: the one its geometry file is for (``"game"``). A geometry
     for a game the station does not know falls back to the configured game."""
     return (geometry.game,) if geometry.game in GAME_NAMES else (configured,)
-
-
-def _round_record(game_name: str, state: Any) -> JSON:
-    """The record object of a newly dealt round (Tiki Topple)."""
-    from pi_app.games import topple
-
-    if game_name != "topple":
-        raise ValueError(f"{game_name} has no rounds")
-    return topple.round_record(state)
