@@ -102,7 +102,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from pi_app.demo import main as demo_main
 
     return demo_main(args.game, args.seed, args.turns, args.picture, speed=args.speed,
-                     web=args.web, keep=args.keep, vs_bot=args.vs_bot)
+                     web=args.web, keep=args.keep, vs_bot=args.vs_bot, lang=args.lang)
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
@@ -346,6 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vs-bot", nargs="?", const="search", choices=LEVELS,
                    metavar="LEVEL", help="the station plays P2 at LEVEL (random, greedy, "
                    "search: the default) and the hands carry out its moves")
+    p.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="the station's language: its screen, the legend and the summary")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("examples", help="replay the bundled example record of each game")

@@ -10,6 +10,7 @@ Embedded defaults: no hardware, no broker, a throw-away database.
 from __future__ import annotations
 
 import asyncio
+import gettext
 import random
 import re
 import secrets
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 from PIL import Image
 
 from pi_app.board.follower import Prompt, takeback_plies
+from pi_app.i18n import N_, translator
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
@@ -136,12 +138,31 @@ def legend(station: Station, ansi: bool) -> list[str]:
     now = station.clock()
     lit = {lamp.signal.key for lamp in fb.lamps(station.scene(now), station.geometry,
                                                   now).values()}
+    _ = _words(station).gettext
     room = WIDTH - OLED_COLS - 1  # beside the OLED and its one-column rule
-    lines = [_cut("LEDs (● = lit)", room)]
+    lines = [_cut(_("LEDs ({dot} = lit)").format(dot="●"), room)]
     for signal in fb.SIGNALS.values():
         dot = _rgb(signal.colour, "●", ansi) if signal.key in lit else "○"
-        lines.append(f"{dot} {_cut(signal.label, room - 2)}")
+        lines.append(f"{dot} {_cut(_(signal.label), room - 2)}")
     return lines
+
+
+def _words(station: Station) -> gettext.NullTranslations:
+    """The demo speaks its station's language (``tikiboard demo --lang``), as its screen."""
+    return translator(station.config.station.language)
+
+
+def _people(station: Station) -> list[str]:
+    """The players by name, the default names ("Player 2") in the demo's language."""
+    _ = _words(station).gettext
+    return [_("Player {number}").format(number=i + 1) if name == f"Player {i + 1}" else name
+            for i, name in enumerate(station.player_names())]
+
+
+#: The station's phases in words, for the demo's status line.
+PHASE_WORDS = {"menu": N_("menu"), "setup": N_("set-up"), "play": N_("playing"),
+               "prompt": N_("question"), "over": N_("game over"), "offline": N_("offline"),
+               "error": N_("error")}
 
 
 def frame_lines(station: Station, players: LivePlayers, ansi: bool, title: str = "") -> list[str]:
@@ -149,7 +170,8 @@ def frame_lines(station: Station, players: LivePlayers, ansi: bool, title: str =
     with its LEDs, the OLED screen with the LEDs' legend beside it, the last moves and the
     scores."""
     status = station.scene(station.clock())
-    people = station.player_names()
+    _ = _words(station).gettext
+    people = _people(station)
     head = title or f"tikiboard demo · {station.session.game.title}"
     lines = [_cut(head, WIDTH)]
     lines += board_text(station, ansi)
@@ -158,16 +180,19 @@ def frame_lines(station: Station, players: LivePlayers, ansi: bool, title: str =
     for i, row in enumerate(screen):
         lines.append(f"{row}▕{side[i]}" if i < len(side) else row)
     moves = [t for _, t in station.session.history][-12:]
-    lines.append(_cut("moves: " + "  ".join(moves), WIDTH))
+    lines.append(_cut(_("moves: {moves}").format(moves="  ".join(moves)), WIDTH))
     scores = ", ".join(f"{people[p] if p < len(people) else p + 1} {s}"
                        for p, s in enumerate(status.scores))
-    result = outcome(station)
-    tail = (f"result: {result}" if result != "not finished"
-            else f"{status.phase}, to move: " + (people[status.to_move]
-                                                 if status.to_move is not None
-                                                 and status.to_move < len(people) else "-"))
-    lines.append(_cut(f"{tail} · {scores} · by hand {players.stats.moves}, illegal "
-                      f"{players.stats.illegal}", WIDTH))
+    if station.session.game.winners(station.session.state) is not None:
+        tail = _("result: {outcome}").format(outcome=outcome(station))
+    else:
+        phase = _(PHASE_WORDS.get(status.phase, status.phase))
+        tail = _("{phase}, to move: {name}").format(
+            phase=phase, name=people[status.to_move] if status.to_move is not None
+            and status.to_move < len(people) else "-")
+    hands = _("by hand {moves}, illegal {illegal}").format(moves=players.stats.moves,
+                                                           illegal=players.stats.illegal)
+    lines.append(_cut(f"{tail} · {scores} · {hands}", WIDTH))
     return lines
 
 
@@ -180,15 +205,20 @@ def draw(station: Station, players: LivePlayers, out: TextIO, ansi: bool,
 
 
 def outcome(station: Station) -> str:
-    """"not finished", "draw", or who won, by name ("Player 1" where no name was given)."""
+    """"not finished", "draw", or who won, by name ("Player 1" where no name was given), in
+    the demo's language."""
+    _ = _words(station).gettext
     game, state = station.session.game, station.session.state
     winners = game.winners(state)
     if winners is None:
-        return "not finished"
+        return _("not finished")
     if not winners:
-        return "draw"
-    people = station.player_names()
-    return " and ".join(people[w] for w in winners) + " won"
+        return _("draw")
+    people = _people(station)
+    names = people[winners[0]]
+    for w in winners[1:]:
+        names = _("{first} and {second}").format(first=names, second=people[w])
+    return _("{names} won").format(names=names)
 
 
 class DemoPlayers:
@@ -449,19 +479,21 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                    illegal: float = 0.04, takeback: float = 0.03,
                    snapshot: Path | None = None, speed: float = 4.0,
                    web_port: int | None = None, pin: str = "",
-                   keep: Path | None = None, vs_bot: str | None = None) -> Station:
+                   keep: Path | None = None, vs_bot: str | None = None,
+                   lang: str = "en") -> Station:
     """Play one game on the simulated board and draw it; returns the station at the end.
 
     ``web_port``: serve the station's page on 127.0.0.1 (``pin``: its PIN for actions).
     ``keep``: copy the game database there at the end (``tikiboard export --db`` reads it).
     ``vs_bot``: the station plays the second seat at this level; the hands carry out its moves.
+    ``lang``: the station's language (its screen, the legend and the summary).
     """
     tmp = None
     if data_dir is None:
         tmp = tempfile.mkdtemp(prefix="tikiboard-demo-")
         data_dir = Path(tmp)
     config = Config(station=replace(StationConfig(), game=game, seed=seed,
-                                    data_dir=str(data_dir),
+                                    data_dir=str(data_dir), language=lang,
                                     bots={"1": vs_bot} if vs_bot else {}), source="demo")
     if web_port is not None:
         config = replace(config, web=replace(config.web, enabled=True, host="127.0.0.1",
@@ -562,21 +594,27 @@ def _log_turn(station: Station, out: TextIO) -> None:
 
 
 def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
+    """The end of the demo in its language; the engine's description of the position stays
+    English (the engines speak one language)."""
+    _ = _words(station).gettext
     game, state = station.session.game, station.session.state
     out.write("\n" + game.describe(state) + "\n")
-    people = station.player_names()  # names, or "Player 1"...: people count from 1
+    people = _people(station)  # names, or "Player 1"...: people count from 1
     scores = ", ".join(f"{people[p]} {s}" for p, s in enumerate(game.scores(state)))
-    out.write(f"result: {outcome(station)}; scores {scores}; moves accepted "
-              f"{len(station.accepted_log)}, made by hand {demo.players.stats.moves}, illegal "
-              f"tries {demo.players.stats.illegal}, takebacks {demo.players.stats.takebacks}\n")
+    stats = demo.players.stats
+    out.write(_("result: {outcome}; scores {scores}; moves accepted {accepted}, made by hand "
+                "{moves}, illegal tries {illegal}, takebacks {takebacks}").format(
+        outcome=outcome(station), scores=scores, accepted=len(station.accepted_log),
+        moves=stats.moves, illegal=stats.illegal, takebacks=stats.takebacks) + "\n")
     out.flush()
 
 
 def main(game: str, seed: int | None, max_turns: int, snapshot: str | None = None, *,
          speed: float = 4.0, web: int | None = None, keep: str | None = None,
-         vs_bot: str | None = None) -> int:
+         vs_bot: str | None = None, lang: str = "en") -> int:
     """``tikiboard demo``: ``seed`` None draws one (printed, to play the same game again);
-    ``web`` 0 picks a free port."""
+    ``web`` 0 picks a free port; ``lang`` the language of the station and the summary."""
+    _ = translator(lang).gettext
     if speed <= 0:
         print("tikiboard demo: --speed must be more than 0", file=sys.stderr)
         return 2
@@ -587,16 +625,19 @@ def main(game: str, seed: int | None, max_turns: int, snapshot: str | None = Non
         return 2
     if seed is None:
         seed = secrets.randbelow(1_000_000)
-    print(f"seed {seed} (tikiboard demo --game {game} --seed {seed} deals this game again)")
+    print(_("seed {seed} ({command} deals this game again)").format(
+        seed=seed, command=f"tikiboard demo --game {game} --seed {seed}"))
     pin = ""
     if web is not None:
         web = web or free_port()
         pin = f"{secrets.randbelow(10**6):06d}"
-        print(f"page: http://127.0.0.1:{web}/ (PIN {pin} for its actions)")
+        print(_("page: {address} (PIN {pin} for its actions)").format(
+            address=f"http://127.0.0.1:{web}/", pin=pin))
     sys.stdout.flush()
     station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns, speed=speed,
-                                   web_port=web, pin=pin, keep=kept, vs_bot=vs_bot,
+                                   web_port=web, pin=pin, keep=kept, vs_bot=vs_bot, lang=lang,
                                    snapshot=Path(snapshot) if snapshot else None))
     if kept is not None:
-        print(f"database kept in {kept} (tikiboard export --db {kept})")
+        print(_("database kept in {path} ({command})").format(
+            path=kept, command=f"tikiboard export --db {kept}"))
     return 0 if station.session.game.is_over(station.session.state) or max_turns < 400 else 1

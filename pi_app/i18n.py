@@ -16,6 +16,7 @@ each caller asks :func:`translator` for the language it serves and calls that ob
 from __future__ import annotations
 
 import gettext
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -32,6 +33,50 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it)
     """Mark ``message`` for extraction without translating it yet: it is translated where it
     is shown, in the reader's language."""
     return message
+
+
+class Said(str):
+    """A text with values, made where the reader is not known yet: it *is* the English text
+    (so logs, tests and English screens read it as a plain ``str``) and keeps its catalog id
+    and values, so :meth:`say` gives it in the reader's language with the values put in.
+
+    Made with :meth:`gettext` or :meth:`ngettext` (the names ``pybabel extract`` knows, so the
+    ids reach the catalogs): ``Said.gettext("{name}: tap your card", name=who)``."""
+
+    msgid: str
+    plural: str | None
+    n: int
+    values: dict[str, object]
+
+    def __new__(cls, msgid: str, plural: str | None = None, n: int = 1, /,
+                **values: object) -> Said:
+        english = msgid if plural is None or n == 1 else plural
+        said = super().__new__(cls, english.format(**values))
+        said.msgid, said.plural, said.n, said.values = msgid, plural, n, values
+        return said
+
+    @classmethod
+    def gettext(cls, msgid: str, **values: object) -> Said:
+        """``msgid`` with ``values``, to be said in the reader's language."""
+        return cls(msgid, None, 1, **values)
+
+    @classmethod
+    def ngettext(cls, singular: str, plural: str, count: int, **values: object) -> Said:
+        """The text for ``count`` (the language's plural rule picks the form where shown);
+        ``{count}`` in the text is ``count`` unless ``values`` name it otherwise."""
+        return cls(singular, plural, count, **{"count": count, **values})
+
+    def say(self, gettext_: Callable[[str], str],
+            ngettext_: Callable[[str, str, int], str]) -> str:
+        """This text through a language's ``gettext`` and ``ngettext``."""
+        text = gettext_(self.msgid) if self.plural is None else \
+            ngettext_(self.msgid, self.plural, self.n)
+        return text.format(**self.values)
+
+    def in_language(self, lang: str) -> str:
+        """This text in ``lang``."""
+        words = translator(lang)
+        return self.say(words.gettext, words.ngettext)
 
 
 @cache

@@ -52,7 +52,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from pi_app.i18n import choose, translator
+from pi_app.i18n import LANGUAGES, SOURCE, choose, translator
 from pi_app.net import pages
 from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
@@ -149,18 +149,29 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
     def refuse(status: int, message: str) -> Response:
         return JSONResponse({"error": message}, status_code=status)
 
+    def reader(request: Request) -> str:
+        """A page's language: ``?lang=``, else the browser's (English by default)."""
+        return choose(request.headers.get("accept-language"), request.query_params.get("lang"))
+
+    def asked(request: Request) -> str:
+        """The language live data is said in: the page asks with ``?lang=`` (English
+        otherwise, so the JSON API does not change with a browser's settings)."""
+        lang = request.query_params.get("lang", "")
+        return lang if lang in LANGUAGES else SOURCE
+
     async def overview(request: Request) -> Response:
         user = referee(request)
-        lang = choose(request.headers.get("accept-language"), request.query_params.get("lang"))
+        lang = reader(request)
         words = pages.dashboard_words(translator(lang).gettext)
-        rows = desk.overview(full=user is not None)
+        rows = desk.overview(full=user is not None, lang=lang)
         body = "".join(_row(r, words) for r in rows)
         html = pages.render(pages.DASHBOARD_HTML, event=desk.event, rows=body,
                             count=pages.say(words, "boards", count=len(rows)),
                             lang=lang, languages=pages.language_links(lang),
                             initial=pages.json_for_script({"words": words}),
                             csrf=csrf_of(request),
-                            account=pages.account_html(user, csrf_of(request)),
+                            account=pages.account_html(user, csrf_of(request),
+                                                       translator(lang).gettext),
                             **{f"w_{key}": value for key, value in words.items()})
         # The same address answers in the viewer's language: caches must keep them apart.
         return HTMLResponse(html, headers={"vary": "Accept-Language"})
@@ -170,27 +181,39 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
         if name not in desk.boards:  # heard from, or configured for the event
             return HTMLResponse("<h1>No such board</h1>", status_code=404)
         user = referee(request)
-        d = desk.detail(name, full=user is not None)
+        lang = reader(request)
+        words = pages.board_words(translator(lang).gettext)
+        d = desk.detail(name, full=user is not None, lang=lang)
+        heard = d["heard_s"]
+        feed = feed_text(heard=None if heard is None else -float(heard), online=d["online"],
+                         behind=d["behind_s"], now=0.0, known=d["status"] != "never",
+                         words=words)
         html = pages.render(
             pages.BOARD_HTML, event=desk.event, board=name, status=d["status"],
-            status_text=d["status_text"], feed=d["feed"],
+            status_text=words.get(f"s_{d['status']}", d["status_text"]), feed=feed,
             last_result=(d["last_result"] or {}).get("text", ""),
             events=pages.items([str(e["line"]) for e in reversed(d["events_tail"])]),
             title=d["title"] or "", svg=d["svg"], referee="yes" if user else "no",
-            players=pages.player_rows(d["players"], d["scores"], d["to_move"]),
+            players=pages.player_rows(d["players"], d["scores"], d["to_move"], words),
             guidance=pages.items([str(g) for g in d["guidance"]]),
             moves=pages.items([str(m) for m in d["moves_list"]]), csrf=csrf_of(request),
-            account=pages.account_html(user, csrf_of(request)))
-        return HTMLResponse(html)
+            account=pages.account_html(user, csrf_of(request), translator(lang).gettext),
+            lang=lang,
+            languages=pages.language_links(lang),
+            initial=pages.json_for_script({"words": words}),
+            **{f"w_{key}": value for key, value in words.items()})
+        return HTMLResponse(html, headers={"vary": "Accept-Language"})
 
     async def api_boards(request: Request) -> Response:
-        return JSONResponse(desk.overview(full=referee(request) is not None))
+        return JSONResponse(desk.overview(full=referee(request) is not None,
+                                          lang=asked(request)))
 
     async def api_board(request: Request) -> Response:
         name = request.path_params["board"]
         if name not in desk.boards:
             return refuse(404, "no such board")
-        return JSONResponse(desk.detail(name, full=referee(request) is not None))
+        return JSONResponse(desk.detail(name, full=referee(request) is not None,
+                                        lang=asked(request)))
 
     async def api_stats(_request: Request) -> Response:
         return JSONResponse(desk.stats())
@@ -204,6 +227,7 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
             return JSONResponse({"error": "too many live streams; reload later"},
                                 status_code=503, headers={"retry-after": "30"})
         full = referee(request) is not None
+        lang = asked(request)
         watcher = desk.watch(board, full)
 
         def done() -> None:
@@ -220,8 +244,8 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
                 watcher.wake.clear()
                 dirty, watcher.dirty = watcher.dirty, set()
                 for name in sorted(dirty):
-                    data = (desk.detail(name, full) if board is not None
-                            else desk.summary(name, full))
+                    data = (desk.detail(name, full, lang) if board is not None
+                            else desk.summary(name, full, lang))
                     yield sse("board", data)
 
         return _Stream(events(), done)

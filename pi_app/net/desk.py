@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from pi_app.games.base import JSON
+from pi_app.i18n import translator
 from pi_app.net import topics
 from pi_app.net.eventlog import Skew, event_lines, feed_text, result_text
 from pi_app.net.ledger import Ledger
@@ -342,8 +343,9 @@ class Desk:
         game_id = (view.state or {}).get("game_id")
         return game_id if isinstance(game_id, int) else None
 
-    def summary(self, board: str, full: bool) -> JSON:
-        """One board's row (KeyError for a board no station ever spoke for)."""
+    def summary(self, board: str, full: bool, lang: str = "en") -> JSON:
+        """One board's row (KeyError for a board no station ever spoke for); its result in
+        ``lang``'s words (the badge and the feed are the page's words)."""
         view = self.boards[board]
         state = view.state or {}
         game_id = self.current_game(view)
@@ -359,7 +361,7 @@ class Desk:
             "behind_s": None if view.last_lag is None else round(view.last_lag, 1),
             "feed": feed_text(heard=view.heard, online=view.online, behind=view.last_lag,
                               now=now, known=status is not BoardStatus.NEVER),
-            "last_result": self.last_result(view, game_id),
+            "last_result": self.last_result(view, game_id, lang),
             "game": state.get("game"), "title": state.get("title"), "game_id": game_id,
             "players": state.get("players") or [], "scores": state.get("scores") or [],
             "to_move": state.get("to_move"), "winners": state.get("winners"),
@@ -373,9 +375,10 @@ class Desk:
             else view.results.get(game_id),
         }
 
-    def last_result(self, view: BoardView, current: int | None) -> JSON | None:
-        """The board's newest game with a reported or ruled result, in words: still there
-        when the station goes offline or starts another game."""
+    def last_result(self, view: BoardView, current: int | None,
+                    lang: str = "en") -> JSON | None:
+        """The board's newest game with a reported or ruled result, in words (``lang``'s):
+        still there when the station goes offline or starts another game."""
         ruled = [g for b, g in self._confirmed if b == view.board]
         games = set(view.results) | set(ruled)
         if not games:
@@ -386,15 +389,18 @@ class Desk:
         players = view.players.get(game_id) or (
             state.get("players") or [] if state.get("game_id") == game_id else [])
         result = confirmed["result"] if confirmed else view.results[game_id]
-        words = result_text(result, players)
-        text = (f"confirmed: {words}" if confirmed else f"to confirm: {words}")
+        _ = translator(lang).gettext
+        words = result_text(result, players, translator(lang))
+        text = (_("confirmed: {result}") if confirmed else _("to confirm: {result}")).format(
+            result=words)
         if game_id != current:
-            text = f"game {game_id} {text}"
+            text = _("game {number} {result}").format(number=game_id, result=text)
         return {"game_id": game_id, "current": game_id == current, "text": text,
                 "confirmed": confirmed is not None}
 
-    def event_log(self, board: str, events: list[JSON]) -> list[str]:
-        """The events (already in the form the viewer may see) as lines a referee reads."""
+    def event_log(self, board: str, events: list[JSON], lang: str = "en") -> list[str]:
+        """The events (already in the form the viewer may see) as lines a referee reads, in
+        ``lang``."""
         view = self.boards[board]
         state = view.state or {}
         games = {int(e["game_id"]) for e in events}
@@ -403,13 +409,14 @@ class Desk:
                    for g in games}
         before = {g: self.ledger.moves_standing(board, g, min(
             int(e["seq"]) for e in events if e["game_id"] == g)) for g in games}
-        return event_lines(events, players, before, view.skew.offset)
+        return event_lines(events, players, before, view.skew.offset, translator(lang))
 
-    def detail(self, board: str, full: bool) -> JSON:
+    def detail(self, board: str, full: bool, lang: str = "en") -> JSON:
+        """One board's page: its row, picture, moves and event log (words in ``lang``)."""
         view = self.boards[board]
         state = view.state or {}
         shown = dict(state) if full else public_snapshot(state)
-        out = self.summary(board, full)
+        out = self.summary(board, full, lang)
         out.update({
             "moves_list": shown.get("moves") or [], "view": shown.get("view") or {},
             "prompt": shown.get("prompt"), "guidance": shown.get("guidance") or [],
@@ -423,13 +430,13 @@ class Desk:
             tail = (public_event(state.get("game"), e)
                     for e in self.ledger.recent_events(board, 30))
             out["events_tail"] = [e for e in tail if e is not None]
-        for event, line in zip(out["events_tail"], self.event_log(board, out["events_tail"]),
-                               strict=True):
+        for event, line in zip(out["events_tail"],
+                               self.event_log(board, out["events_tail"], lang), strict=True):
             event["line"] = line
         return out
 
-    def overview(self, full: bool) -> list[JSON]:
-        return [self.summary(b, full) for b in sorted(self.boards)]
+    def overview(self, full: bool, lang: str = "en") -> list[JSON]:
+        return [self.summary(b, full, lang) for b in sorted(self.boards)]
 
     # -- rulings ---------------------------------------------------------------------------------
     def confirm(self, board: str, game_id: int, referee: str, *,

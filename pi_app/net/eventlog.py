@@ -18,11 +18,17 @@ dashboard's clock (when the message arrived).
 from __future__ import annotations
 
 import collections
+import gettext
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pi_app.games.base import JSON
+from pi_app.i18n import N_
+
+Words = gettext.NullTranslations
+"""A language's translations (:func:`pi_app.i18n.translator`): the words a line is said in."""
+_ENGLISH = gettext.NullTranslations()
 
 LIVE_WITHIN = 2.0
 """A feed whose newest event came at most this much later than the station's best is live."""
@@ -34,13 +40,13 @@ SKEW_WINDOW = 256
 while it runs is read right again after this many events, or at once if it moved ahead)."""
 
 
-def who(players: Sequence[Any], index: Any) -> str:
+def who(players: Sequence[Any], index: Any, words: Words | None = None) -> str:
     """Player ``index`` (0-based, as records count) for people: the name, or "player 2"."""
     if isinstance(index, bool) or not isinstance(index, int):
         return "?"
     if 0 <= index < len(players) and players[index]:
         return str(players[index])
-    return f"player {index + 1}"
+    return (words or _ENGLISH).gettext("player {number}").format(number=index + 1)
 
 
 def _number(value: Any) -> str:
@@ -49,9 +55,11 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def result_text(result: JSON | None, players: Sequence[Any]) -> str:
+def result_text(result: JSON | None, players: Sequence[Any], words: Words | None = None) -> str:
     """"Ben won 11\u20137", "Ana and Ben won 9\u20139\u20134", "draw", "no winner"
-    (scores joined by an en dash, as a score is printed)."""
+    (scores joined by an en dash, as a score is printed), in ``words``' language (a
+    :func:`pi_app.i18n.translator`; default English)."""
+    _ = (words or _ENGLISH).gettext
     if not isinstance(result, dict):
         return ""
     scores = result.get("scores")
@@ -59,67 +67,79 @@ def result_text(result: JSON | None, players: Sequence[Any]) -> str:
              if isinstance(scores, list) and scores else "")
     winners = result.get("winners")
     if isinstance(winners, list) and winners:
-        names = [who(players, w) for w in winners]
-        text = (names[0] if len(names) == 1
-                else ", ".join(names[:-1]) + " and " + names[-1]) + " won"
+        names = [who(players, w, words) for w in winners]
+        joined = names[0] if len(names) == 1 else _("{first} and {second}").format(
+            first=", ".join(names[:-1]), second=names[-1])
+        text = _("{names} won").format(names=joined)
     elif isinstance(winners, list):
-        text = "draw"
+        text = _("draw")
     else:
-        text = "no winner"
+        text = _("no winner")
     return f"{text} {tally}".strip()
 
 
-def _fixes(data: JSON) -> str:
+def _fixes(data: JSON, words: Words) -> str:
     fixes = [str(f) for f in data.get("fixes") or [] if f is not None]
-    text = "; ".join(fixes[:3]) + (f" (+{len(fixes) - 3} more)" if len(fixes) > 3 else "")
+    more = " " + words.gettext("(+{count} more)").format(count=len(fixes) - 3) \
+        if len(fixes) > 3 else ""
+    text = "; ".join(fixes[:3]) + more
     return f": {text}" if text else ""
 
 
-def _plural(count: Any, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+#: What an ``in_sync`` ends, by the guidance before it; :data:`_IN_SYNC` when none was.
+_ENDED = {"mismatch": N_("mismatch resolved"), "follow_up": N_("follow-up done")}
+_IN_SYNC = N_("board matches the game")
 
 
 def event_words(kind: str, data: JSON, players: Sequence[Any], move: int | None,
-                guided: str | None = None) -> str:
-    """One event without its time: "move 14: Ana — up1 Nani", "takeback 2 moves".
+                guided: str | None = None, words: Words | None = None) -> str:
+    """One event without its time: "move 14: Ana — up1 Nani", "takeback 2 moves", in
+    ``words``' language (default English; a move's own notation is never translated).
 
     ``move`` is the move's number in its game (moves still standing after takebacks, 1 for the
     first); ``guided`` the kind of guidance (mismatch, follow_up) the board was under before an
     ``in_sync``, so the line says what ended."""
+    said = words or _ENGLISH
+    _ = said.gettext
     if kind == "move":
         player = data.get("player")
-        by = f"{who(players, player)} — " if player is not None else ""
-        return f"move {move}: {by}{data.get('text', '?')}"
+        if player is None:
+            return _("move {number}: {move}").format(number=move, move=data.get("text", "?"))
+        return _("move {number}: {player} \u2014 {move}").format(
+            number=move, player=who(players, player, words), move=data.get("text", "?"))
     if kind == "revise":
-        return f"move {move} read again: {data.get('replaced', '?')} → {data.get('text', '?')}"
+        return _("move {number} read again: {old} \u2192 {new}").format(
+            number=move, old=data.get("replaced", "?"), new=data.get("text", "?"))
     if kind == "takeback":
-        return f"takeback {_plural(data.get('plies', '?'), 'move')}"
+        plies = data.get("plies", "?")
+        count = plies if isinstance(plies, int) else 2
+        return said.ngettext("takeback {count} move", "takeback {count} moves",
+                             count).format(count=plies)
     if kind == "deal":
-        return "new round dealt"
+        return _("new round dealt")
     if kind == "cards":
-        return "Secret Tiki cards read"
+        return _("Secret Tiki cards read")
     if kind == "setup_read":
-        return "set-up read from the board"
+        return _("set-up read from the board")
     if kind == "result":
-        return f"result: {result_text(data, players)}"
+        return _("result: {result}").format(result=result_text(data, players, words))
     if kind == "prompt":
         options = [str(o) for o in data.get("options") or [] if o is not None]
-        what = "which move?" if data.get("kind") == "ambiguous" else \
-            f"question ({data.get('kind', '?')})"
+        what = _("which move?") if data.get("kind") == "ambiguous" else \
+            _("question ({kind})").format(kind=data.get("kind", "?"))
         return f"{what} {' / '.join(options)}".strip()
     if kind == "mismatch":
-        return "mismatch" + _fixes(data)
+        return _("mismatch") + _fixes(data, said)
     if kind == "follow_up":
-        return "follow-up" + _fixes(data)
+        return _("follow-up") + _fixes(data, said)
     if kind == "in_sync":
-        return {"mismatch": "mismatch resolved", "follow_up": "follow-up done"}.get(
-            guided or "", "board matches the game")
+        return _(_ENDED.get(guided or "", _IN_SYNC))
     if kind == "fault":
         part = f"{data.get('source', '?')} {data.get('index', '')}".strip()
         if data.get("ok"):
-            return f"fault cleared: {part}"
+            return _("fault cleared: {part}").format(part=part)
         detail = data.get("detail")
-        return f"fault: {part}" + (f" ({detail})" if detail else "")
+        return _("fault: {part}").format(part=part) + (f" ({detail})" if detail else "")
     return kind
 
 
@@ -129,10 +149,12 @@ def clock(t: float) -> str:
 
 
 def event_lines(events: Iterable[JSON], players_of: dict[int, Sequence[Any]],
-                moves_before: dict[int, int], offset: float) -> list[str]:
+                moves_before: dict[int, int], offset: float,
+                words: Words | None = None) -> list[str]:
     """Each event as a line, oldest first. ``moves_before[game]`` is how many of the game's
     moves stood before the first event given (so numbers are right in a tail of the log);
-    ``offset`` moves station times onto the dashboard's clock."""
+    ``offset`` moves station times onto the dashboard's clock; ``words``: the reader's
+    language (default English)."""
     standing = dict(moves_before)
     guided: dict[int, str | None] = {}
     out = []
@@ -146,13 +168,13 @@ def event_lines(events: Iterable[JSON], players_of: dict[int, Sequence[Any]],
             standing[game] = number
         elif kind == "takeback" and isinstance(data.get("plies"), int):
             standing[game] = max(0, number - int(data["plies"]))
-        words = event_words(kind, data, players_of.get(game, ()), number or None,
-                            guided.get(game))
+        line = event_words(kind, data, players_of.get(game, ()), number or None,
+                           guided.get(game), words)
         if kind in ("mismatch", "follow_up"):
             guided[game] = kind
         elif kind == "in_sync":
             guided[game] = None
-        out.append(f"{clock(float(e.get('t', 0.0)) + offset)} {words}")
+        out.append(f"{clock(float(e.get('t', 0.0)) + offset)} {line}")
     return out
 
 

@@ -25,6 +25,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from pi_app.games import get_game
+from pi_app.i18n import N_, SOURCE, choose, translator
 from pi_app.net import setup_pages
 from pi_app.net.auth import Brake
 from pi_app.referee.firstboot import FirstBoot, SetupError
@@ -32,9 +33,9 @@ from pi_app.referee.firstboot import FirstBoot, SetupError
 #: Form fields read at most (the form has eleven).
 MAX_FIELDS = 20
 
-SET_UP_ALREADY = ("This station is set up. To set it up again, set [station] configured = "
-                  "false in its configuration file and restart it; the new set-up code is "
-                  "then on its screen.")
+SET_UP_ALREADY = N_("This station is set up. To set it up again, set [station] configured = "
+                    "false in its configuration file and restart it; the new set-up code is "
+                    "then on its screen.")
 
 
 def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list[Route]:
@@ -42,66 +43,91 @@ def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list
     brake = brake or Brake()
     writing = asyncio.Lock()  # one set-up is written, never two racing each other
 
-    async def form(_request: Request) -> Response:
+    def reader(request: Request, asked: str | None = None) -> str:
+        """The reader's language: ``asked`` (the form's own ``lang``, the language it was
+        read in), ``?lang=``, the browser's, else the station's."""
+        station = setup.defaults()["language"] if setup is not None else SOURCE
+        return choose(request.headers.get("accept-language"),
+                      asked or request.query_params.get("lang"), station)
+
+    def said(request: Request, title: str, message: str, link: str = "",
+             status: int = 200, lang: str | None = None, **headers: str) -> Response:
+        lang = lang or reader(request)
+        _ = translator(lang).gettext
+        return HTMLResponse(setup_pages.message_page(_(title), message, link=link, lang=lang),
+                            status_code=status,
+                            headers={"vary": "Accept-Language", **headers})
+
+    def already(request: Request, status: int = 200, lang: str | None = None) -> Response:
+        lang = lang or reader(request)
+        return said(request, N_("Set up"), translator(lang).gettext(SET_UP_ALREADY),
+                    status=status, lang=lang)
+
+    async def form(request: Request) -> Response:
         if setup is None or setup.done:
-            return HTMLResponse(setup_pages.message_page("Set up", SET_UP_ALREADY))
-        return HTMLResponse(setup_pages.form_page(setup.defaults(), setup.games),
-                            headers={"cache-control": "no-store"})
+            return already(request)
+        return HTMLResponse(setup_pages.form_page(setup.defaults(), setup.games,
+                                                  lang=reader(request)),
+                            headers={"cache-control": "no-store", "vary": "Accept-Language"})
 
     async def capitals(_request: Request) -> Response:
         return RedirectResponse("/setup", status_code=302)
 
     async def submit(request: Request) -> Response:
         if setup is None or setup.done:
-            return HTMLResponse(setup_pages.message_page("Set up", SET_UP_ALREADY),
-                                status_code=403)
+            return already(request, 403)
+        lang = reader(request)
+        _ = translator(lang).gettext
         who = request.client.host if request.client is not None else "?"
         wait = brake.take(who)
         if wait > 0:
-            return HTMLResponse(
-                setup_pages.message_page("Wait", f"Too many wrong set-up codes: wait "
-                                         f"{wait:.0f} s, then try again.", link="/setup"),
-                status_code=429, headers={"retry-after": str(int(wait) + 1)})
+            return said(request, N_("Wait"), _(
+                "Too many wrong set-up codes: wait {seconds} s, then try again.").format(
+                seconds=f"{wait:.0f}"), link="/setup", status=429,
+                **{"retry-after": str(int(wait) + 1)})
         try:
             answers = dict(parse_qsl((await request.body()).decode("utf-8"),
                                      keep_blank_values=True, max_num_fields=MAX_FIELDS,
                                      strict_parsing=False))
         except (UnicodeDecodeError, ValueError):
-            return HTMLResponse(setup_pages.message_page(
-                "Set up", "The form could not be read: send it from the set-up page.",
-                link="/setup"), status_code=400)
+            return said(request, N_("Set up"),
+                        _("The form could not be read: send it from the set-up page."),
+                        link="/setup", status=400)
+        lang = reader(request, answers.get("lang"))  # the language the form was read in
+        _ = translator(lang).gettext
         refill = {**setup.defaults(), **{k: v for k, v in answers.items()
                                          if k in ("board", "game", "language", "players",
                                                   "count", "mqtt_host", "mqtt_port")}}
         if not setup.check_code(answers.get("code", "")):
             return HTMLResponse(setup_pages.form_page(
-                refill, setup.games, field="code",
-                error="Wrong set-up code: type the six digits on the station's screen."),
+                refill, setup.games, field="code", lang=lang,
+                error=_("Wrong set-up code: type the six digits on the station's screen.")),
                 status_code=403)
         brake.succeeded(who)
         try:
             text, config = setup.answers_to_toml(answers)
         except SetupError as exc:
             return HTMLResponse(setup_pages.form_page(refill, setup.games, error=str(exc),
-                                                      field=exc.field), status_code=400)
+                                                      field=exc.field, lang=lang),
+                                status_code=400)
         try:
             async with writing:
                 if setup.done:  # another answer with the code was written meanwhile
-                    return HTMLResponse(setup_pages.message_page("Set up", SET_UP_ALREADY),
-                                        status_code=403)
+                    return already(request, 403, lang)
                 await asyncio.to_thread(setup.write, text)
         except OSError as exc:
-            return HTMLResponse(setup_pages.message_page(
-                "Not saved", f"The station cannot write {setup.path}: "
-                f"{exc.strerror or exc}. Nothing was changed; the set-up code still works.",
-                link="/setup"), status_code=503)
+            return said(request, N_("Not saved"), _(
+                "The station cannot write {path}: {reason}. Nothing was changed; the set-up "
+                "code still works.").format(path=setup.path, reason=exc.strerror or exc),
+                link="/setup", status=503, lang=lang)
         setup.restart_soon()
-        network = (f" It joins the Wi-Fi {setup.join[0]} first: this phone may need to join "
-                   "it too." if setup.join else "")
-        return HTMLResponse(setup_pages.message_page(
-            "Set up", f"Saved. The station starts again as {config.station.board}, for "
-            f"{get_game(config.station.game).title}.{network} Its page's address is then on "
-            "its screen at game over, with a QR code."))
+        network = (" " + _("It joins the Wi-Fi {network} first: this phone may need to join "
+                           "it too.").format(network=setup.join[0]) if setup.join else "")
+        return said(request, N_("Set up"), _(
+            "Saved. The station starts again as {board}, for {game}.").format(
+            board=config.station.board, game=get_game(config.station.game).title) + network
+            + " " + _("Its page's address is then on its screen at game over, with a QR "
+                      "code."), lang=lang)
 
     return [Route("/setup", form), Route("/SETUP", capitals),
             Route("/setup", submit, methods=["POST"])]

@@ -51,9 +51,10 @@ from starlette.routing import Route
 
 from pi_app.errors import UnreadableInput
 from pi_app.games.base import JSON
+from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.desk import Desk
-from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html
+from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html, page_words
 from pi_app.tournament import director, export
 from pi_app.tournament.model import Tournament, TournamentError
 from pi_app.tournament.standings import standings
@@ -292,25 +293,35 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
     def refuse(status: int, message: str) -> Response:
         return JSONResponse({"error": message}, status_code=status)
 
+    def reader(request: Request) -> str:
+        """The page's language: ``?lang=`` (the page's script asks with it), else the
+        browser's."""
+        return choose(request.headers.get("accept-language"), request.query_params.get("lang"))
+
     def body_html(request: Request) -> str:
         return live_html(tdesk.tournament, boards=sorted(desk.boards),
                          notices=list(tdesk.notices), referee=access.referee(request) is not None,
-                         event=desk.event)
+                         event=desk.event, lang=reader(request))
 
     async def page(request: Request) -> Response:
         user = access.referee(request)
         csrf = access.csrf_of(request)
+        lang = reader(request)
+        words = page_words(translator(lang).gettext)
         html = pages.render(TOURNAMENT_HTML, event=desk.event, version=tdesk.version,
-                            body=body_html(request), csrf=csrf,
+                            body=body_html(request), csrf=csrf, lang=lang,
+                            languages=pages.language_links(lang),
                             referee="yes" if user else "no",
-                            account=pages.account_html(user, csrf))
-        return HTMLResponse(html)
+                            account=pages.account_html(user, csrf, translator(lang).gettext),
+                            **{f"w_{key}": value for key, value in words.items()})
+        return HTMLResponse(html, headers={"vary": "Accept-Language"})
 
     async def live(request: Request) -> Response:
         if request.query_params.get("v") == str(tdesk.version):
             return Response(status_code=204, headers={"cache-control": "no-store"})
         return HTMLResponse(body_html(request), headers={"x-version": str(tdesk.version),
-                                                        "cache-control": "no-store"})
+                                                        "cache-control": "no-store",
+                                                        "vary": "Accept-Language"})
 
     async def api(_request: Request) -> Response:
         return JSONResponse(tdesk.as_json())

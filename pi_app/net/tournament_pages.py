@@ -11,28 +11,47 @@ with the page's CSRF token; people number players and seats from 1, the API coun
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from pi_app.games import get_game
+from pi_app.i18n import N_, translator
 from pi_app.tournament.export import number_text, result_text
 from pi_app.tournament.model import Game, Pairing, Round, Tournament
 from pi_app.tournament.standings import TIEBREAKS_TOPPLE, TIEBREAKS_TWO_PLAYER, standings
 
-TIEBREAK_HEADINGS = {"buchholz_cut1": "Bh-1", "buchholz": "Bh", "sonneborn_berger": "SB",
-                     "wins": "Wins"}
+TIEBREAK_HEADINGS = {"buchholz_cut1": N_("Bh-1"), "buchholz": N_("Bh"),
+                     "sonneborn_berger": N_("SB"), "wins": N_("Wins")}
+"""The standings' tie-break columns, short (the page says them in its reader's language)."""
+
+Say = Callable[[str], str]
+"""A language's ``gettext``: the page's words in its reader's language."""
+
+
+def _same(text: str) -> str:
+    return text
+
 
 TOURNAMENT_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{{lang}}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf" content="{{csrf}}">
-<title>Tournament · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
-<body data-referee="{{referee}}">
-<header><a href="/">{{event}}</a><h1>Tournament</h1>{{{account}}}</header>
+<title>{{w_tournament}} · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
+<body data-referee="{{referee}}" data-done="{{w_done}}" data-refused="{{w_refused}}"
+ data-away="{{w_away}}">
+<header><a href="/">{{event}}</a><h1>{{w_tournament}}</h1>
+<nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>{{{account}}}</header>
 <p id="result" role="status"></p>
-<main id="t-live" data-version="{{version}}">{{{body}}}</main>
+<main id="t-live" data-version="{{version}}" data-lang="{{lang}}">{{{body}}}</main>
 <script src="/static/tournament.js"></script></body></html>
 """
+
+
+def page_words(_: Say) -> dict[str, str]:
+    """The words of the page's frame and script (the live part says its own)."""
+    return {"tournament": _("Tournament"), "language": _("Language"), "done": _("Done."),
+            "refused": _("Refused ({status})"),
+            "away": _("The dashboard did not answer; try again.")}
 
 
 def _e(value: object) -> str:
@@ -43,37 +62,43 @@ def _form(action: str, inner: str, form_id: str, extra: str = "") -> str:
     return (f'<form data-action="{_e(action)}" id="{_e(form_id)}"{extra}>{inner}</form>')
 
 
-def _new_form(event: str) -> str:
+def _new_form(event: str, _: Say) -> str:
     options = "".join(f'<option value="{g.value}">{_e(get_game(g.value).title)}</option>'
                       for g in Game)
-    return _form("new", f'<label>Event <input name="event" value="{_e(event)}" size="20">'
-                        f'</label><label>Game <select name="game" id="new-game">{options}'
-                        '</select></label><button type="submit" id="new-tournament">'
-                        "Start the tournament</button>", "new-form")
+    said = _e(_("Event")), _e(_("Game")), _e(_("Start the tournament"))
+    return _form("new", f'<label>{said[0]} <input name="event" value="{_e(event)}" '
+                        f'size="20"></label><label>{said[1]} <select name="game" '
+                        f'id="new-game">{options}</select></label><button type="submit" '
+                        f'id="new-tournament">{said[2]}</button>', "new-form")
 
 
-def _players(t: Tournament, referee: bool) -> str:
+def _players(t: Tournament, referee: bool, _: Say) -> str:
     rows = []
+    out = _e(_("withdrawn"))
     for number, p in enumerate(t.players, start=1):
         button = ""
         if referee:
-            label = "bring back" if p.withdrawn else "withdraw"
+            label = _("bring back") if p.withdrawn else _("withdraw")
             button = _form("withdraw",
                            f'<input type="hidden" name="player" value="{_e(p.id)}">'
                            f'<input type="hidden" name="withdrawn" data-type="bool" '
                            f'value="{"false" if p.withdrawn else "true"}">'
-                           f'<button type="submit">{label}</button>', f"withdraw-{p.id}")
+                           f'<button type="submit">{_e(label)}</button>', f"withdraw-{p.id}")
         rows.append(f'<tr id="player-{number}"><td>{number}</td><td>{_e(p.name)}</td>'
                     f'<td>{"" if p.rating is None else p.rating}</td>'
-                    f'<td>{"withdrawn" if p.withdrawn else ""}</td>'
+                    f'<td>{out if p.withdrawn else ""}</td>'
                     f'{"<td>" + button + "</td>" if referee else ""}</tr>')
     add = ""
     if referee:
+        hint, button_text = _("one name a line; Name, 1850 for a rating"), _("Add players")
         add = _form("players", '<textarea name="names" id="new-players" rows="4" cols="24" '
-                    'placeholder="one name a line; Name, 1850 for a rating"></textarea>'
-                    '<button type="submit" id="add-players">Add players</button>', "players-form")
-    return (f'<section id="players-section"><h2>Players ({len(t.players)})</h2>'
-            f'<table id="players"><thead><tr><th>No</th><th>Name</th><th>Rating</th><th></th>'
+                    f'placeholder="{_e(hint)}"></textarea>'
+                    f'<button type="submit" id="add-players">{_e(button_text)}</button>',
+                    "players-form")
+    heading = _("Players ({count})").format(count=len(t.players))
+    heads = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("No"), N_("Name"), N_("Rating")))
+    return (f'<section id="players-section"><h2>{_e(heading)}</h2>'
+            f'<table id="players"><thead><tr>{heads}<th></th>'
             f'{"<th></th>" if referee else ""}</tr></thead><tbody>{"".join(rows)}</tbody>'
             f'</table>{add}</section>')
 
@@ -82,34 +107,39 @@ def _seats(t: Tournament, pairing: Pairing) -> str:
     return " \u2013 ".join(f"{_e(t.player(pid).name)} ({t.number(pid)})" for pid in pairing.seats)
 
 
-def _status(pairing: Pairing) -> str:
+def _status(pairing: Pairing, _: Say = _same) -> str:
+    """A table's state; in English (``_`` the identity) it is also the row's ``data-status``
+    that scripts and tests read, whatever the page's language."""
     if pairing.bye:
-        return "bye"
+        return _("bye")
     result = pairing.result
     if result is None:
-        return "playing" if pairing.board else "no board"
+        return _("playing") if pairing.board else _("no board")
     if not result.confirmed:
-        return "to confirm"
-    how = ""
+        return _("to confirm")
     if result.game_id is None:
-        how = " (entered by hand)"
+        how = N_("confirmed by {referee} (entered by hand)")
     elif result.corrected:
-        how = " (corrected)"
-    return f"confirmed by {result.confirmed_by}{how}"
+        how = N_("confirmed by {referee} (corrected)")
+    else:
+        how = N_("confirmed by {referee}")
+    return _(how).format(referee=result.confirmed_by)
 
 
-def _result_cell(t: Tournament, pairing: Pairing) -> str:
+def _result_cell(t: Tournament, pairing: Pairing, _: Say) -> str:
     result = pairing.result
     if result is None:
-        return result_text(pairing)
+        return _("bye") if pairing.bye else result_text(pairing)
     won = ", ".join(t.player(pairing.seats[w]).name for w in result.winners)
     detail = f" ({' : '.join(str(s) for s in result.scores)})"
-    who = f"won: {won}" if won and not result.is_draw(len(pairing.seats)) else "draw"
-    game = "" if result.game_id is None else f"; game {result.game_id} on {result.board}"
+    who = _("won: {names}").format(names=won) if won and not result.is_draw(
+        len(pairing.seats)) else _("draw")
+    game = "" if result.game_id is None else "; " + _("game {number} on {board}").format(
+        number=result.game_id, board=result.board)
     return _e(f"{result_text(pairing)} {who}{detail}{game}")
 
 
-def _actions(rnd: Round, pairing: Pairing) -> str:
+def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
     if pairing.bye:
         return ""
     key = f"{rnd.number}-{pairing.table}"
@@ -118,103 +148,122 @@ def _actions(rnd: Round, pairing: Pairing) -> str:
     out = ""
     result = pairing.result
     if result is not None and not result.confirmed:
-        out += _form("confirm", hidden + f'<button type="submit" id="confirm-{key}">Confirm'
-                     "</button>", f"confirm-form-{key}")
+        confirm = _e(_("Confirm"))
+        out += _form("confirm", hidden + f'<button type="submit" id="confirm-{key}">'
+                     f'{confirm}</button>', f"confirm-form-{key}")
     seats = len(pairing.seats)
     scores = " ".join(str(s) for s in result.scores) if result else ""
     winners = " ".join(str(w + 1) for w in result.winners) if result else ""
+    scores_title = _("{count} scores, in seat order").format(count=seats)
+    winners_title = _("winning seats (1 moves first), e.g. 1; empty for a draw")
+    scores_word, winners_word = _("scores"), _("winners")
+    button = _("Correct") if result else _("Enter result")
     out += _form("confirm", hidden +
                  f'<input name="scores" data-type="ints" size="8" value="{_e(scores)}" '
-                 f'placeholder="scores" title="{seats} scores, in seat order">'
+                 f'placeholder="{_e(scores_word)}" title="{_e(scores_title)}">'
                  f'<input name="winners" data-type="seats" size="5" value="{winners}" '
-                 'placeholder="winners" '
-                 'title="winning seats (1 moves first), e.g. 1; empty for a draw">'
+                 f'placeholder="{_e(winners_word)}" title="{_e(winners_title)}">'
                  f'<button type="submit" id="correct-{key}">'
-                 f'{"Correct" if result else "Enter result"}</button>', f"correct-form-{key}")
+                 f'{_e(button)}</button>',
+                 f"correct-form-{key}")
     return out
 
 
-def _assign(rnd: Round, boards: Sequence[str]) -> str:
+def _assign(rnd: Round, boards: Sequence[str], _: Say) -> str:
     """The current round's boards: a list per table, free boards suggested in order."""
     tables = [p for p in rnd.pairings if not p.bye]
     taken = {p.board for p in tables if p.board}
     free = iter([b for b in boards if b not in taken])
     rows = []
+    none, assign = _e(_("(none)")), _e(_("Assign boards"))
     for p in tables:
         chosen = p.board or next(free, "")
-        options = ['<option value="">(none)</option>']
+        options = [f'<option value="">{none}</option>']
         options += [f'<option value="{_e(b)}"{" selected" if b == chosen else ""}>{_e(b)}'
                     "</option>" for b in boards]
-        rows.append(f'<label>Table {p.table} <select name="table-{p.table}" '
+        label = _("Table {number}").format(number=p.table)
+        rows.append(f'<label>{_e(label)} <select name="table-{p.table}" '
                     f'data-table="{p.table}">{"".join(options)}</select></label>')
     inner = (f'<input type="hidden" name="round" data-type="int" value="{rnd.number}">'
-             + "".join(rows) + '<button type="submit" id="assign">Assign boards</button>')
+             + "".join(rows) + f'<button type="submit" id="assign">{assign}</button>')
     return _form("boards", inner, f"assign-{rnd.number}")
 
 
 def _round(t: Tournament, rnd: Round, boards: Sequence[str], referee: bool,
-           current: bool) -> str:
+           current: bool, _: Say) -> str:
     rows = []
     for p in rnd.pairings:
-        status = _status(p)
-        rows.append(f'<tr id="table-{rnd.number}-{p.table}" data-status="{_e(status)}">'
+        rows.append(f'<tr id="table-{rnd.number}-{p.table}" data-status="{_e(_status(p))}">'
                     f"<td>{p.table}</td><td>{_seats(t, p)}</td><td>{_e(p.board or '')}</td>"
-                    f"<td>{_result_cell(t, p)}</td><td>{_e(status)}</td>"
-                    f'{"<td>" + _actions(rnd, p) + "</td>" if referee else ""}</tr>')
-    assign = _assign(rnd, boards) if referee and current and not rnd.done else ""
-    return (f'<section id="round-{rnd.number}" class="round"><h2>Round {rnd.number}</h2>'
-            f'<div class="scroll"><table><thead><tr><th>Table</th><th>Seats (first moves '
-            f'first)</th><th>Board</th><th>Result</th><th>Status</th>'
+                    f"<td>{_result_cell(t, p, _)}</td><td>{_e(_status(p, _))}</td>"
+                    f'{"<td>" + _actions(rnd, p, _) + "</td>" if referee else ""}</tr>')
+    assign = _assign(rnd, boards, _) if referee and current and not rnd.done else ""
+    heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
+        N_("Table"), N_("Seats (first moves first)"), N_("Board"), N_("Result"), N_("Status")))
+    title = _("Round {number}").format(number=rnd.number)
+    return (f'<section id="round-{rnd.number}" class="round"><h2>{_e(title)}</h2>'
+            f'<div class="scroll"><table><thead><tr>{heads}'
             f'{"<th></th>" if referee else ""}</tr></thead><tbody>{"".join(rows)}</tbody>'
             f"</table></div>{assign}</section>")
 
 
-def _standings(t: Tournament) -> str:
+def _standings(t: Tournament, _: Say) -> str:
     names = TIEBREAKS_TWO_PLAYER if t.game.two_player else TIEBREAKS_TOPPLE
     extra = [n for n in names if n != "wins"]
-    head = "".join(f"<th>{TIEBREAK_HEADINGS[n]}</th>" for n in extra)
+    head = "".join(f"<th>{_e(_(TIEBREAK_HEADINGS[n]))}</th>" for n in extra)
     rows = []
     for line in standings(t):
         cells = "".join(f"<td>{number_text(getattr(line, n))}</td>" for n in extra)
         rows.append(f'<tr id="standing-{line.number}"><td>{line.rank}</td><td>{line.number}'
                     f"</td><td>{_e(line.name)}</td><td>{number_text(line.points)}</td>"
                     f"{cells}<td>{line.wins}</td><td>{line.draws}</td><td>{line.losses}</td>"
-                    f"<td>{line.games}</td><td>{'withdrawn' if line.withdrawn else ''}</td>"
-                    "</tr>")
-    return (f'<section id="standings-section"><h2>Standings</h2><div class="scroll">'
-            f'<table id="standings"><thead><tr><th>Rank</th><th>No</th><th>Name</th>'
-            f"<th>Points</th>{head}<th>W</th><th>D</th><th>L</th><th>Games</th><th></th>"
-            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+                    f"<td>{line.games}</td>"
+                    f"<td>{_e(_('withdrawn')) if line.withdrawn else ''}</td></tr>")
+    first = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("Rank"), N_("No"), N_("Name"),
+                                                      N_("Points")))
+    # W, D, L: won, drawn, lost (each language's own initials)
+    last = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("W"), N_("D"), N_("L"), N_("Games")))
+    heading = _e(_("Standings"))
+    return (f'<section id="standings-section"><h2>{heading}</h2>'
+            f'<div class="scroll"><table id="standings"><thead><tr>{first}{head}{last}'
+            f'<th></th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             '<p><a href="/tournament/standings.csv" id="standings-csv" download>standings.csv</a>'
             ' <a href="/tournament/pairings.csv" id="pairings-csv" download>pairings.csv</a>'
             "</p></section>")
 
 
 def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[str],
-              referee: bool, event: str) -> str:
-    """The page's changing part: everything below the header."""
+              referee: bool, event: str, lang: str = "en") -> str:
+    """The page's changing part: everything below the header, in ``lang``."""
+    _ = translator(lang).gettext
     if t is None:
-        inner = _new_form(event) if referee else ""
-        return f'<section id="no-tournament"><h2>No tournament yet</h2>{inner}</section>'
+        inner = _new_form(event, _) if referee else ""
+        heading = _e(_("No tournament yet"))
+        return f'<section id="no-tournament"><h2>{heading}</h2>{inner}</section>'
     current = t.current
     pair = ""
     if referee:
-        label = f"Pair round {len(t.rounds) + 1}"
-        pair = _form("pair", f'<button type="submit" id="pair">{label}</button>', "pair-form")
-    rounds = "".join(_round(t, rnd, boards, referee, rnd is current)
+        label = _("Pair round {number}").format(number=len(t.rounds) + 1)
+        pair = _form("pair", f'<button type="submit" id="pair">{_e(label)}</button>',
+                     "pair-form")
+    rounds = "".join(_round(t, rnd, boards, referee, rnd is current, _)
                      for rnd in reversed(t.rounds))
     notes = ""
     if notices and referee:
-        notes = ('<section id="notices-section"><h2>Station reports not taken</h2>'
+        heading = _e(_("Station reports not taken"))
+        notes = (f'<section id="notices-section"><h2>{heading}</h2>'
                  f'<ul id="notices">{"".join(f"<li>{_e(n)}</li>" for n in notices)}</ul>'
                  "</section>")
-    records = ('<p><a href="/tournament/records.json" id="records" download>every game\'s '
-               "record (JSON)</a></p>" if referee else "")
+    every = _e(_("every game's record (JSON)"))
+    records = (f'<p><a href="/tournament/records.json" id="records" download>{every}</a></p>'
+               if referee else "")
+    players = _("{count} players").format(count=len(t.players))
+    round_word = _("round {number}").format(number='<span id="round-number">'
+                                                   f"{len(t.rounds)}</span>")
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
-             f"<p>{_e(get_game(t.game.value).title)} \u00b7 {len(t.players)} players \u00b7 "
-             f'round <span id="round-number">{len(t.rounds)}</span></p>{pair}{records}'
-             "</section>")
-    return (title + notes + _standings(t) + rounds + _players(t, referee))
+             f"<p>{_e(get_game(t.game.value).title)} \u00b7 {_e(players)} \u00b7 "
+             f"{round_word}</p>{pair}{records}</section>")
+    return (title + notes + _standings(t, _) + rounds + _players(t, referee, _))
 
 
 TOURNAMENT_JS = r"""
@@ -224,6 +273,9 @@ const live = document.getElementById("t-live");
 // The referee is filling a form: do not replace it under their hands (for 20 s at most).
 let typedAt = 0;
 function say(text) { document.getElementById("result").textContent = text; }
+// The page's words in its reader's language, from the server (the script is one file).
+const words = document.body.dataset;
+const LANG = encodeURIComponent(live.dataset.lang || "en");
 function numbers(text) {
   return String(text).split(/[\s,;]+/).filter((w) => w !== "").map(Number);
 }
@@ -254,7 +306,8 @@ async function refresh(force) {
   if (!force && Date.now() - typedAt < 20000) return;
   const version = force ? "" : live.dataset.version;
   try {
-    const response = await fetch("/tournament/live?v=" + encodeURIComponent(version),
+    const response = await fetch("/tournament/live?v=" + encodeURIComponent(version)
+                                 + "&lang=" + LANG,
                                  {cache: "no-store", credentials: "same-origin"});
     if (response.status !== 200) return;
     const html = await response.text();  // built by the server with every name escaped
@@ -281,10 +334,11 @@ live.addEventListener("submit", async (event) => {
       body: JSON.stringify(body)});
     try { data = await response.json(); } catch (e) { data = {}; }
   } catch (e) {
-    say("The dashboard did not answer; try again.");
+    say(words.away || "The dashboard did not answer; try again.");
     return;
   }
-  say(response.ok ? "Done." : (data.error || "Refused (" + response.status + ")"));
+  say(response.ok ? (words.done || "Done.") : (data.error ||
+      (words.refused || "Refused ({status})").split("{status}").join(response.status)));
   if (response.ok) await refresh(true);
 });
 setInterval(() => refresh(false), 1500);

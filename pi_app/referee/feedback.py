@@ -35,7 +35,7 @@ from pi_app.board.geometry import Geometry
 from pi_app.board.inference import Fix
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.hw.leds import RGB
-from pi_app.i18n import N_, translator
+from pi_app.i18n import N_, Said, translator
 
 OFF: RGB = (0, 0, 0)
 
@@ -124,6 +124,7 @@ class Signal:
 
     key: str
     label: str
+    """A word or two for a legend (marked for the catalogs: translated where shown)."""
     colour: RGB
     pattern: Pattern
     where: str  # "cells" or "status"
@@ -133,35 +134,35 @@ class Signal:
 
 #: The LED language, in the order of the docs' table.
 SIGNALS: dict[str, Signal] = {s.key: s for s in (
-    Signal("confirm", "confirm", WHITE, Pattern.FADE, "cells",
+    Signal("confirm", N_("confirm"), WHITE, Pattern.FADE, "cells",
            "move accepted and stored: the cells it changed"),
-    Signal("your_turn", "your turn", BLUE, Pattern.STEADY, "status",
+    Signal("your_turn", N_("your turn"), BLUE, Pattern.STEADY, "status",
            "the player to move (their status LED)"),
-    Signal("extra", "take off here", ORANGE, Pattern.FAST, "cells",
+    Signal("extra", N_("take off here"), ORANGE, Pattern.FAST, "cells",
            "a piece too many here: the from-cell of the fix to do now"),
-    Signal("missing", "put here", BLUE, Pattern.SLOW, "cells",
+    Signal("missing", N_("put here"), BLUE, Pattern.SLOW, "cells",
            "a piece missing here: the to-cell of the fix to do now"),
-    Signal("follow_up", "remove (rules)", BLUE, Pattern.DOUBLE, "cells",
+    Signal("follow_up", N_("remove (rules)"), BLUE, Pattern.DOUBLE, "cells",
            "the rules say this piece leaves now (defeated, village cleared)"),
-    Signal("unknown", "unknown tag", ORANGE, Pattern.DOUBLE, "cells",
+    Signal("unknown", N_("unknown tag"), ORANGE, Pattern.DOUBLE, "cells",
            "a tag the station does not know: take it off"),
-    Signal("differs", "still differs", ORANGE, Pattern.STEADY, "cells",
+    Signal("differs", N_("still differs"), ORANGE, Pattern.STEADY, "cells",
            "a wrong move or mismatch: cells to fix after the lit one", DIM),
-    Signal("ambiguity", "question", BLUE, Pattern.BREATHE, "cells",
+    Signal("ambiguity", N_("question"), BLUE, Pattern.BREATHE, "cells",
            "a question is on the screen: the cells it is about; press a button"),
-    Signal("takeback", "take back", WHITE, Pattern.SLOW, "cells",
+    Signal("takeback", N_("take back"), WHITE, Pattern.SLOW, "cells",
            "a move taken back: put these cells back as they were"),
-    Signal("station_lift", "station: lift", WHITE, Pattern.DOUBLE, "cells",
+    Signal("station_lift", N_("station: lift"), WHITE, Pattern.DOUBLE, "cells",
            "the station's move, for a person to carry out: take the piece from here"),
-    Signal("station_put", "station: put", BLUE, Pattern.FAST, "cells",
+    Signal("station_put", N_("station: put"), BLUE, Pattern.FAST, "cells",
            "the station's move: put the piece (or the shifted pieces) here"),
-    Signal("hint", "hint", ORANGE, Pattern.SLOW, "cells",
+    Signal("hint", N_("hint"), ORANGE, Pattern.SLOW, "cells",
            "a hint, the best move for the player to move: the cells it changes"),
-    Signal("winner", "winner", WHITE, Pattern.STEADY, "status",
+    Signal("winner", N_("winner"), WHITE, Pattern.STEADY, "status",
            "game over: the winners' status LEDs"),
-    Signal("link_down", "link down", WHITE, Pattern.BREATHE, "status",
+    Signal("link_down", N_("link down"), WHITE, Pattern.BREATHE, "status",
            "sensors unplugged: reconnecting (every status LED)"),
-    Signal("store_error", "store error", WHITE, Pattern.FAST, "status",
+    Signal("store_error", N_("store error"), WHITE, Pattern.FAST, "status",
            "moves cannot be saved, so none is confirmed (every status LED)"),
 )}
 
@@ -646,7 +647,10 @@ def _play(c: _Canvas, scene: Scene) -> None:
 def _said(c: _Canvas, message: str) -> str:
     """The station's message in the screen's language where the catalog has it (the station
     marks its fixed messages with ``N_``); any other (a reason naming a file, a count) as it
-    is. Never looks up "": gettext's "" is the catalog's header."""
+    is. A message with values (:class:`~pi_app.i18n.Said`) is said with them in the screen's
+    language. Never looks up "": gettext's "" is the catalog's header."""
+    if isinstance(message, Said):
+        return message.say(c._, c.ngettext)
     return c._(message) if message else ""
 
 
