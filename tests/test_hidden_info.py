@@ -59,9 +59,8 @@ from pi_app.net.auth import hash_password
 from pi_app.net.desk import Desk, Incoming
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher
 from pi_app.net.redact import EVENT_FIELDS
-from pi_app.net.simstation import snapshot_of
 from pi_app.net.web import create_station_app
-from pi_app.referee.feed import StationFeed
+from pi_app.referee.feed import FeedSnapshot, StationFeed
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event, EventStore
 
@@ -103,7 +102,7 @@ class Table:
     def _show(self, status: str = "playing", prompt: JSON | None = None,
               guidance: list[str] | None = None) -> None:
         assert self.session is not None
-        snapshot = snapshot_of(self.session, self.board, PLAYERS, self.turns)
+        snapshot = FeedSnapshot.of(self.session, PLAYERS).to_json()
         over = self.engine.is_over(self.session.state)
         snapshot.update(status="over" if over else status, prompt=prompt,
                         guidance=guidance or [])

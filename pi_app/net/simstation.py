@@ -16,7 +16,7 @@ from typing import Any
 
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON
-from pi_app.referee.feed import StationFeed, StationStatus
+from pi_app.referee.feed import FeedSnapshot, StationFeed, StationStatus
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event, EventStore
 
@@ -30,24 +30,6 @@ def flat_moves(record: JSON) -> list[str]:
         return [m for r in rounds for m in r.get("moves", [])]
     moves = record.get("moves", [])
     return list(moves) if isinstance(moves, list) else []
-
-
-def snapshot_of(session: Session, board: str, players: list[str], seq: int,
-                status: StationStatus | None = None) -> JSON:
-    """The feed snapshot the daemon would show for ``session``'s game."""
-    game, state = session.game, session.state
-    over = game.is_over(state)
-    winners = game.winners(state)
-    return {"board": board, "game": game.name, "title": game.title, "game_id": session.game_id,
-            "players": players,
-            "status": status or (StationStatus.OVER if over else StationStatus.PLAYING),
-            "to_move": game.to_move(state), "scores": list(game.scores(state)),
-            "winners": None if winners is None else list(winners),
-            "moves": flat_moves(session.record), "record": session.record,
-            "view": {cell: list(pieces) for cell, pieces in game.expected_view(state).items()},
-            "prompt": None, "guidance": [], "marks": [], "island": game.table_facts(state),
-            "text": game.describe(state), "seq": seq,
-            "updated": time.time()}
 
 
 class SimStation:
@@ -77,7 +59,7 @@ class SimStation:
 
     def show(self, status: StationStatus | None = None) -> None:
         assert self.session is not None
-        self.feed.update(snapshot_of(self.session, self.board, self.players, self.seq, status))
+        self.feed.update(FeedSnapshot.of(self.session, self.players, status))
 
     def _stored(self, event: Event) -> Event:
         self.seq = event.id

@@ -18,9 +18,17 @@ Snapshot (a JSON object)::
      "view": {"s1": ["Nani"], ...},                      # what should stand on each cell
      "prompt": {"kind": "ambiguous", "options": [...], "selected": 0} | null,
      "guidance": ["move Nani from s2 to s1", ...],       # what to fix, nearest first
+     "marks": [{"kind": "move", "piece": "Nani", "cell": "s2", "to": "s1"}, ...],  # the same
+     "island": {...} | null,                             # Game.table_facts
      "text": "...",                                      # the engine's plain-text picture
+     "options": ["no toast", ...],                       # Game.option_labels of the record
+     "notice": "", "review": {...} | null, "station_seats": {"1": "easy"},
      "seq": 41,                                          # the last stored event's id
      "updated": 1764433000.0}
+
+A producer builds it as a :class:`FeedSnapshot` (:meth:`FeedSnapshot.of` a session): the real
+station and the simulated one (``pi_app.net.simstation``) share that one builder, so a consumer
+cannot tell them apart by the keys or their types. ``board`` and ``seq`` are the feed's own.
 
 ``status`` is a :class:`StationStatus`: the one list of words the station, the simulated station,
 the MQTT feed and the referee dashboard share (a station once said ``play`` where the dashboard
@@ -30,13 +38,17 @@ expected ``playing``, and every table showed "waiting").
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
-from pi_app.board.follower import GuidanceKind
+from pi_app.board.follower import GuidanceKind, Prompt
+from pi_app.board.inference import Fix
 from pi_app.errors import TikiError
 from pi_app.games.base import JSON
+from pi_app.referee.session import Session
 from pi_app.referee.store import Event
 
 
@@ -69,6 +81,86 @@ _PHASES = {"setup": StationStatus.SETUP, "play": StationStatus.PLAYING,
            "offline": StationStatus.OFFLINE, "error": StationStatus.ERROR}
 
 
+class PromptShown(TypedDict):
+    """The open question, as the feed shows it."""
+
+    kind: str
+    options: list[str]
+    selected: int
+
+
+class Mark(TypedDict):
+    """One fix to the board (:class:`~pi_app.board.inference.Fix`) for a picture of it."""
+
+    kind: str
+    piece: str
+    cell: str
+    to: str | None
+
+
+@dataclass(frozen=True)
+class FeedSnapshot:
+    """A station's status as its feed carries it (the module's schema, less ``board`` and
+    ``seq``, which the feed adds). Built by :meth:`of`; :meth:`to_json` is what goes out."""
+
+    game: str
+    title: str
+    game_id: int
+    players: list[str]
+    status: StationStatus
+    to_move: int | None
+    scores: list[int]
+    winners: list[int] | None
+    moves: list[str]
+    record: JSON
+    view: dict[str, list[str]]
+    island: JSON | None
+    text: str
+    options: list[str]
+    updated: float
+    prompt: PromptShown | None = None
+    guidance: list[str] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+    notice: str = ""
+    review: JSON | None = None
+    station_seats: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, session: Session, players: Sequence[str], status: StationStatus | None = None,
+           *, draw_agreed: bool = False, prompt: Prompt | None = None,
+           fixes: Sequence[Fix] = (), notice: str = "", review: JSON | None = None,
+           station_seats: Mapping[int, str] | None = None,
+           clock: Callable[[], float] = time.time) -> FeedSnapshot:
+        """The snapshot of ``session``'s game; ``status`` by default says whether it is over.
+        ``draw_agreed``: the players agreed a draw the engine does not know of (no winners).
+        ``fixes`` are as the public may see them (the station masks hidden pieces first)."""
+        game, state, record = session.game, session.state, session.record
+        winners = () if draw_agreed else game.winners(state)
+        options = record.get("options")
+        return cls(
+            game=game.name, title=game.title, game_id=session.game_id, players=list(players),
+            status=status or (StationStatus.OVER if game.is_over(state)
+                              else StationStatus.PLAYING),
+            to_move=game.to_move(state), scores=list(game.scores(state)),
+            winners=None if winners is None else list(winners),
+            moves=session.moves(), record=record,
+            view={cell: list(pieces) for cell, pieces in game.expected_view(state).items()},
+            island=game.table_facts(state), text=game.describe(state),
+            options=list(game.option_labels(options)) if isinstance(options, dict) else [],
+            updated=clock(),
+            prompt=None if prompt is None else PromptShown(
+                kind=prompt.kind, options=list(prompt.options), selected=prompt.selected),
+            guidance=[str(f) for f in fixes],
+            marks=[Mark(kind=f.kind, piece=f.piece, cell=f.cell, to=f.to) for f in fixes],
+            notice=notice, review=review,
+            station_seats={str(seat): level for seat, level in sorted(
+                (station_seats or {}).items())})
+
+    def to_json(self) -> JSON:
+        """The JSON object the feed sends (the values as they are, not copies)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 Listener = Callable[[str, JSON], None]
 """Called with ("status", snapshot) or ("event", event JSON)."""
 Action = Callable[..., Awaitable[JSON]]
@@ -82,6 +174,8 @@ class StationFeed:
     def __init__(self, board: str) -> None:
         self.board = board
         self.snapshot: JSON = {"board": board, "status": StationStatus.IDLE, "seq": 0}
+        self.seq = 0
+        """The id of the last stored event told (:meth:`event`): the snapshot's ``seq``."""
         self._listeners: list[Listener] = []
         self._queues: set[asyncio.Queue[tuple[str, JSON]]] = set()
         self._actions: dict[str, Action] = {}
@@ -90,11 +184,15 @@ class StationFeed:
         the page's "New game" list."""
 
     # -- producer side ---------------------------------------------------------------------------
-    def update(self, snapshot: JSON) -> None:
-        self.snapshot = {"board": self.board, **snapshot}
+    def update(self, snapshot: FeedSnapshot | JSON) -> None:
+        """Tell the status (a plain JSON object is taken as it is: tests stand in for a
+        station with one; its own ``seq`` wins)."""
+        shown = snapshot.to_json() if isinstance(snapshot, FeedSnapshot) else snapshot
+        self.snapshot = {"board": self.board, "seq": self.seq, **shown}
         self._emit("status", self.snapshot)
 
     def event(self, event: Event) -> None:
+        self.seq = max(self.seq, event.id)
         self._emit("event", {"board": self.board, **event.to_json()})
 
     def handle(self, name: str, action: Action) -> None:

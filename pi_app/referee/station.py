@@ -49,7 +49,7 @@ from pi_app.records import fold
 from pi_app.referee import feedback as fb
 from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
-from pi_app.referee.feed import ActionError, StationFeed, StationStatus
+from pi_app.referee.feed import ActionError, FeedSnapshot, StationFeed, StationStatus
 from pi_app.referee.opponent import HINT_LEVEL, POLL_S, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.postgame import PostGame
@@ -703,33 +703,15 @@ class Station:
         scene = self._last_scene or self.scene(now)
         return fb.next_change(scene, self.geometry, now)
 
-    def snapshot(self, scene: fb.Scene) -> JSON:
-        game, state = self.session.game, self.session.state
-        record = self.session.record
-        moves = self.session.moves()
-        prompt = scene.prompt
-        return {
-            "game": game.name, "title": game.title, "game_id": self.session.game_id,
-            "players": list(self._players()),
-            "status": StationStatus.of_phase(scene.phase, scene.guidance_kind),
-            "to_move": scene.to_move, "scores": list(scene.scores),
-            "winners": None if scene.winners is None else list(scene.winners),
-            "moves": moves, "record": record,
-            "view": {c: list(p) for c, p in game.expected_view(state).items()},
-            "prompt": None if prompt is None else {
-                "kind": prompt.kind, "options": list(prompt.options),
-                "selected": prompt.selected},
-            "guidance": [str(f) for f in scene.fixes],
-            "marks": [{"kind": f.kind, "piece": f.piece, "cell": f.cell, "to": f.to}
-                      for f in scene.fixes],
-            "island": game.table_facts(state),
-            "text": game.describe(state), "updated": time.time(),
-            "notice": self.status.notice,
-            "options": list(labels(game.name, record.get("options"))),
-            "review": self.postgame.of(self._review_key()) if scene.phase == "over" else None,
-            "station_seats": {str(seat): level
-                              for seat, level in sorted(self.opponent.levels.items())},
-        }
+    def snapshot(self, scene: fb.Scene) -> FeedSnapshot:
+        """What the feed shows for ``scene``: the one builder the simulated station uses too."""
+        return FeedSnapshot.of(
+            self.session, self._players(),
+            StationStatus.of_phase(scene.phase, scene.guidance_kind),
+            draw_agreed=self.draw_agreed(), prompt=scene.prompt, fixes=scene.fixes,
+            notice=self.status.notice,
+            review=self.postgame.of(self._review_key()) if scene.phase == "over" else None,
+            station_seats=self.opponent.levels)
 
     def screen_image(self, now: float) -> Image.Image:
         image: Image.Image = fb.screen(self.scene(now))
