@@ -23,15 +23,6 @@ from pi_app.referee.store import Event, EventStore
 NAMES = ("Ana", "Ben", "Chloé", "Dai", "Emeka", "Fatima", "Gus", "Hina", "Ivo", "Jun")
 
 
-def flat_moves(record: JSON) -> list[str]:
-    """A record's moves in play order (Topple's rounds one after another)."""
-    rounds = record.get("rounds")
-    if isinstance(rounds, list):
-        return [m for r in rounds for m in r.get("moves", [])]
-    moves = record.get("moves", [])
-    return list(moves) if isinstance(moves, list) else []
-
-
 class SimStation:
     """One simulated station; :meth:`step` plays one decision (or deals, ends, starts a game)."""
 
