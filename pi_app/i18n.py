@@ -35,6 +35,17 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it)
     return message
 
 
+#: The game titles that an edition prints otherwise in some language (docs/rules-sources.md
+#: §6): each English title is its own catalog id, translated to that edition's name. A title
+#: that every edition prints alike is not here and never looked up.
+EDITION_TITLES = (N_("Tiki (Manami island)"),)
+
+
+def game_title(english: str, gettext_: Callable[[str], str]) -> str:
+    """A game's title (its engine's ``title``) as the reader's edition prints it."""
+    return gettext_(english) if english in EDITION_TITLES else english
+
+
 class Said(str):
     """A text with values, made where the reader is not known yet: it *is* the English text
     (so logs, tests and English screens read it as a plain ``str``) and keeps its catalog id

@@ -317,3 +317,37 @@ def test_the_station_messages_with_values_are_said_in_the_screens_language(
         assert said.split()[-1] in shown, (lang, said, shown)
     assert MESSAGES[2] == "took back 3 moves"  # English screens and logs read it as it was
     assert replace(fb.Scene(), message=MESSAGES[1]).message == "took back 1 move"
+
+
+# -- the games' names as each edition prints them (docs/rules-sources.md §6) ---------------------
+def test_the_edition_titles_are_the_engines_titles() -> None:
+    from pi_app.games import GAME_NAMES, get_game
+
+    assert set(i18n.EDITION_TITLES) <= {get_game(name).title for name in GAME_NAMES}
+
+
+@pytest.mark.parametrize(("lang", "title"), [("fr", "Tiki (île de Manami)"),
+                                             ("nl", "Tiki (eiland Manami)"),
+                                             ("it", "Tiki (isola Manami)"),
+                                             ("en", "Tiki (Manami island)")])
+def test_manami_is_named_as_its_edition_in_each_language(
+        monkeypatch: pytest.MonkeyPatch, lang: str, title: str) -> None:
+    from test_i18n import _render
+
+    from pi_app.net import pages
+    from pi_app.net.setup_pages import form_page
+
+    gettext = i18n.translator(lang).gettext
+    assert i18n.game_title("Tiki (Manami island)", gettext) == title
+    assert i18n.game_title("Tiki Topple", gettext) == "Tiki Topple"  # printed alike
+    words = pages.page_words(gettext)
+    assert pages.title_words({"title": "Tiki (Manami island)"}, words) == title
+    assert words["title:Tiki (Manami island)"] == title  # the page's script says it too
+    assert pages.board_words(gettext)["title:Tiki (Manami island)"] == title
+    assert f">{title}</option>" in form_page({"game": "manami"}, ("manami",), lang=lang)
+    t = director.new_tournament("cup", "manami")
+    assert f"<p>{title} · " in live_html(t, boards=[], notices=[], referee=False,
+                                         event="cup", lang=lang)
+    scene = fb.Scene(phase="menu", game="manami", board="t1", language=lang)
+    missing, _cut, drawn = _render(monkeypatch, lang, scene)
+    assert missing == [] and title in [words for _x, _y, words, _s in drawn]

@@ -102,11 +102,13 @@ def _row(r: Mapping[str, Any], words: dict[str, str] | None = None) -> str:
         heard=None if heard is None else -float(heard), online=r["online"],
         behind=r["behind_s"], now=0.0, known=True, words=said)
     status = said.get(f"s_{r['status']}", r["status_text"])
+    title = str(r["title"] or "")
+    title = said.get(f"title:{title}", title)
     return (f'<tr id="row-{board}" data-status="{escape(r["status"])}">'
             f'<td class="c-board"><a href="/board/{board}">{board}</a></td>'
             f'<td class="c-status"><span class="badge s-{escape(r["status"])}">'
             f'{escape(status)}</span>{gap}{_malformed(r, said)}</td>'
-            f'<td class="c-game">{escape(str(r["title"] or ""))}</td>'
+            f'<td class="c-game">{escape(title)}</td>'
             f'<td class="c-players">{escape(players)}</td>'
             f'<td class="c-scores">{escape(" : ".join(str(s) for s in r["scores"]))}</td>'
             f'<td class="c-moves">{moves}</td>'
@@ -193,7 +195,8 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
             status_text=words.get(f"s_{d['status']}", d["status_text"]), feed=feed,
             last_result=(d["last_result"] or {}).get("text", ""),
             events=pages.items([str(e["line"]) for e in reversed(d["events_tail"])]),
-            title=d["title"] or "", svg=d["svg"], referee="yes" if user else "no",
+            title=words.get(f"title:{d['title']}", d["title"] or ""), svg=d["svg"],
+            referee="yes" if user else "no",
             players=pages.player_rows(d["players"], d["scores"], d["to_move"], words),
             guidance=pages.items([str(g) for g in d["guidance"]]),
             moves=pages.items([str(m) for m in d["moves_list"]]), csrf=csrf_of(request),

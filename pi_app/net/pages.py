@@ -18,7 +18,7 @@ from typing import Any
 
 from pi_app.bots import LEVELS
 from pi_app.games import get_game
-from pi_app.i18n import LANGUAGE_NAMES
+from pi_app.i18n import EDITION_TITLES, LANGUAGE_NAMES, game_title
 from pi_app.referee.players import counts_text
 from pi_app.referee.rule_options import page_controls
 
@@ -79,7 +79,7 @@ def page_words(_: Callable[[str], str]) -> dict[str, str]:
         "s_follow_up": _("finish the move"), "s_setup": _("set-up"), "s_idle": _("idle"),
         "s_mismatch": _("mismatch"), "s_offline": _("offline"), "s_over": _("game over"),
         "s_confirmed": _("confirmed"), "s_unknown": _("unknown"), "s_fault": _("fault"),
-        "rules": _("Rule options"), "station_plays": _("The station plays"),
+        **edition_titles(_), "rules": _("Rule options"), "station_plays": _("The station plays"),
         "nobody": _("nobody"), "l_random": _("random"), "l_greedy": _("greedy"),
         "l_search": _("search"), "seat": _("{name} (the station, {level})"),
         "offer_draw": _("Offer draw"), "accept_draw": _("Accept draw"),
@@ -106,8 +106,14 @@ def dashboard_words(_: Callable[[str], str]) -> dict[str, str]:
         "s_never": _("never connected"), "s_playing": _("playing"),
         "s_waiting": _("waiting"), "s_mismatch": _("mismatch"), "s_fault": _("fault"),
         "s_offline": _("offline"), "s_over": _("game over"), "s_confirmed": _("confirmed"),
-        "s_unknown": _("unknown"),
+        "s_unknown": _("unknown"), **edition_titles(_),
     }
+
+
+def edition_titles(_: Callable[[str], str]) -> dict[str, str]:
+    """The game titles an edition prints otherwise (:data:`pi_app.i18n.EDITION_TITLES`), as
+    words ``title:<English title>``: the pages' scripts say a snapshot's title through them."""
+    return {f"title:{english}": _(english) for english in EDITION_TITLES}
 
 
 def board_words(_: Callable[[str], str]) -> dict[str, str]:
@@ -159,7 +165,7 @@ def game_options(games: Any, current: str = "",
     counts (the names field must give that many, or none)."""
     out = []
     for name in games:
-        title = get_game(name).title
+        title = game_title(get_game(name).title, _)
         chosen = " selected" if name == current else ""
         counts = _("{count} players").format(count=counts_text(name))
         out.append(f'<option value="{escape(name)}"{chosen}>{escape(title)} '
@@ -235,10 +241,13 @@ def review_lines(snapshot: dict[str, Any], words: dict[str, str]) -> list[str]:
     return lines
 
 
-def title_words(snapshot: dict[str, Any]) -> str:
-    """The game's title and the rule options it uses (the page's script says the same)."""
+def title_words(snapshot: dict[str, Any], words: dict[str, str] | None = None) -> str:
+    """The game's title (as the reader's edition prints it: ``words``' ``title:`` entries)
+    and the rule options it uses (the page's script says the same)."""
     options = [str(o) for o in snapshot.get("options") or []]
-    return str(snapshot.get("title", "")) + (" · " + ", ".join(options) if options else "")
+    title = str(snapshot.get("title", ""))
+    title = (words or {}).get(f"title:{title}", title)
+    return title + (" · " + ", ".join(options) if options else "")
 
 
 def player_rows(players: list[Any], scores: list[Any], to_move: Any,
@@ -524,7 +533,7 @@ async function pastGames(s) {
 function show(data) {
   const s = data.snapshot || {};
   setBadge("status", s.status || "idle");
-  document.getElementById("title").textContent = (s.title || "")
+  document.getElementById("title").textContent = say("title:" + s.title, s.title || "")
     + ((s.options || []).length ? " · " + s.options.join(", ") : "");
   setSvg("picture", data.svg);
   fill("players", playerRows(s.players, s.scores, s.to_move, s.station_seats));
@@ -755,7 +764,7 @@ function row(s) {
     bad.title = s.problem || "";
     status.append(bad);
   }
-  tr.append(cell, status, el("td", s.title || s.game || "", "c-game"),
+  tr.append(cell, status, el("td", say("title:" + s.title, s.title || s.game || ""), "c-game"),
             el("td", (s.players || []).join(" \u2013 "), "c-players"),
             el("td", (s.scores || []).join(" : "), "c-scores"),
             el("td", s.game ? s.moves : "", "c-moves"),
@@ -781,7 +790,7 @@ function showBoard(s) {
   document.getElementById("status").textContent = say("s_" + s.status, s.status_text || s.status);
   document.getElementById("feed").textContent = feedText(s, 0);
   document.getElementById("last-result").textContent = s.last_result ? s.last_result.text : "";
-  document.getElementById("title").textContent = s.title || "";
+  document.getElementById("title").textContent = say("title:" + s.title, s.title || "");
   setSvg("picture", s.svg);
   fill("players", playerRows(s.players, s.scores, s.to_move));
   fill("moves", (s.moves_list || []).map((m) => el("li", m)));

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from html import escape
 
 from pi_app.games import get_game
-from pi_app.i18n import LANGUAGE_NAMES, translator
+from pi_app.i18n import LANGUAGE_NAMES, game_title, translator
 from pi_app.net import pages
 
 FORM_HTML = """<!doctype html>
@@ -82,11 +82,12 @@ def form_page(values: dict[str, str], games: tuple[str, ...], *, error: str = ""
               field: str = "", lang: str = "en") -> str:
     """The set-up form with ``values`` filled in; ``error`` above it, about ``field``; its
     words in ``lang`` (the reader's: the language the station will speak is a field)."""
-    words = setup_words(translator(lang).gettext)
+    gettext = translator(lang).gettext
+    words = setup_words(gettext)
     chosen = values.get("game", "")
     options = "".join(
         f'<option value="{escape(g)}"{" selected" if g == chosen else ""}>'
-        f"{escape(get_game(g).title)}</option>" for g in games)
+        f"{escape(game_title(get_game(g).title, gettext))}</option>" for g in games)
     spoken = values.get("language", "")
     languages = "".join(
         f'<option value="{code}" lang="{code}"{" selected" if code == spoken else ""}>'

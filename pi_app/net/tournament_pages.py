@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 
 from pi_app.games import get_game
-from pi_app.i18n import N_, translator
+from pi_app.i18n import N_, game_title, translator
 from pi_app.tournament.export import number_text, result_text
 from pi_app.tournament.model import Game, Pairing, Round, Tournament
 from pi_app.tournament.standings import TIEBREAKS_TOPPLE, TIEBREAKS_TWO_PLAYER, standings
@@ -63,8 +63,8 @@ def _form(action: str, inner: str, form_id: str, extra: str = "") -> str:
 
 
 def _new_form(event: str, _: Say) -> str:
-    options = "".join(f'<option value="{g.value}">{_e(get_game(g.value).title)}</option>'
-                      for g in Game)
+    options = "".join(f'<option value="{g.value}">{_e(game_title(get_game(g.value).title, _))}'
+                      "</option>" for g in Game)
     said = _e(_("Event")), _e(_("Game")), _e(_("Start the tournament"))
     return _form("new", f'<label>{said[0]} <input name="event" value="{_e(event)}" '
                         f'size="20"></label><label>{said[1]} <select name="game" '
@@ -261,7 +261,7 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
     round_word = _("round {number}").format(number='<span id="round-number">'
                                                    f"{len(t.rounds)}</span>")
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
-             f"<p>{_e(get_game(t.game.value).title)} \u00b7 {_e(players)} \u00b7 "
+             f"<p>{_e(game_title(get_game(t.game.value).title, _))} \u00b7 {_e(players)} \u00b7 "
              f"{round_word}</p>{pair}{records}</section>")
     return (title + notes + _standings(t, _) + rounds + _players(t, referee, _))
 

@@ -35,7 +35,7 @@ from pi_app.board.geometry import Geometry
 from pi_app.board.inference import Fix
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.hw.leds import RGB
-from pi_app.i18n import N_, Said, translator
+from pi_app.i18n import N_, Said, game_title, translator
 
 OFF: RGB = (0, 0, 0)
 
@@ -613,12 +613,15 @@ def _scores(c: _Canvas, scene: Scene, y: int, marked: Iterable[int]) -> None:
 
 
 def _title(scene: Scene) -> str:
-    return scene.title or scene.game or "tikiboard"
+    if scene.title:
+        return game_title(scene.title, translator(scene.language).gettext)
+    return scene.game or "tikiboard"
 
 
-def _game_title(name: str) -> str:
+def _game_title(name: str, lang: str = "en") -> str:
+    """A game's title as the edition in ``lang`` prints it."""
     try:
-        return get_game(name).title
+        return game_title(get_game(name).title, translator(lang).gettext)
     except Exception:
         return name
 
@@ -731,7 +734,7 @@ def _prompt(c: _Canvas, scene: Scene) -> None:
 def choice_words(game: str, players: int, width: int, lang: str = "en") -> str:
     """A game and player count as a menu row of ``width`` pixels: the count only where the
     game's rules allow several, said as long as it fits."""
-    title = _game_title(game)
+    title = _game_title(game, lang)
     try:
         several = len(get_game(game).player_counts) > 1
     except Exception:
@@ -756,7 +759,7 @@ def _menu(c: _Canvas, scene: Scene) -> None:
                   choices.index(at) if at in choices else 0)
     else:
         names = list(GAME_NAMES)
-        c.options([_game_title(n) for n in names],
+        c.options([_game_title(n, scene.language) for n in names],
                   names.index(current) if current in names else 0)
     c.keys((("OK", "start"), ("MENU", "next")))
 
@@ -831,12 +834,12 @@ def _over(c: _Canvas, scene: Scene) -> None:
     y = c.line(_TOP, _winner_words(c, scene), big=True)
     _scores(c, scene, y + 1, scene.winners or ())
     game = scene.menu_game or scene.game
-    following = c._("Next: {game}").format(game=_game_title(game))
+    following = c._("Next: {game}").format(game=_game_title(game, scene.language))
     if scene.menu_players:
         lead = text_width(c._("Next: {game}").format(game=""))
         words = choice_words(game, scene.menu_players, c.width - lead, scene.language)
         following = c._("Next: {game}").format(game=words) \
-            if words.startswith(_game_title(game)) else \
+            if words.startswith(_game_title(game, scene.language)) else \
             choice_words(game, scene.menu_players, c.width, scene.language)
     c.text(0, _ROW4, fit(following, c.width))
     c.keys((("OK", N_("go") if scene.page_url else N_("start")), ("MENU", "next")))
