@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_app.games import GAME_NAMES, Game, get_game
+from pi_app.board import tracker
+from pi_app.games import GAME_NAMES, Game, get_game, tactiki
 from pi_app.games.base import FinalResult
 from pi_app.referee.session import Session
 from pi_app.referee.store import EventStore
@@ -79,3 +81,70 @@ def test_the_stored_result_is_the_json_stations_always_wrote(tmp_path: Path) -> 
     winners = game.winners(states[-1])
     assert winners is not None
     assert raw == json.dumps({"scores": list(game.scores(states[-1])), "winners": list(winners)})
+
+
+# -- caches ---------------------------------------------------------------------------------------
+def _tactiki_positions(count: int = 30) -> list[Any]:
+    game = get_game("tactiki")
+    rng = random.Random(7)
+    state = game.new_game(rng)
+    out: list[Any] = []
+    while len(out) < count and not game.is_over(state):
+        out.append(state)
+        state = game.apply(state, game.random_move(state, rng))
+    return out
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_engine_singletons_keep_no_state(name: str) -> None:
+    """An engine is a stateless singleton shared by the station, its bots' thread and the
+    tools: after real use it still holds nothing of its own (caches live in explicit, bounded
+    functions)."""
+    game, states = _play_out(name, 3)
+    for state in states[:40]:
+        if game.to_move(state) is None:
+            continue
+        for way in game.ways(state)[:30]:
+            game.move_text(state, way)
+            game.transit_views(state, way)
+            game.placement_view(state, way)
+    assert vars(game) == {}
+
+
+def test_the_tactiki_caches_are_bounded_and_give_what_the_rules_compute() -> None:
+    game = tactiki.GAME
+    for state in _tactiki_positions():
+        for way in game.ways(state):
+            if isinstance(way, tactiki.Steps) and len(way.steps) == 2:
+                # the in-between pictures, computed afresh from the whole turn
+                placed = tactiki._physical_views(state, way)[0]
+                middle = game.expected_view(game.trace(state, way)[0])
+                assert game.transit_views(state, way) == [placed, middle]
+    assert tactiki._turn_table.cache_info().maxsize == tactiki.TURN_TABLE_CACHE <= 16
+    assert tactiki._first_step_views.cache_info().maxsize == tactiki.TRANSIT_CACHE <= 1024
+    assert tactiki._turn_table.cache_info().currsize <= tactiki.TURN_TABLE_CACHE
+
+
+def test_legal_moves_agree_across_threads() -> None:
+    """The station's follower and a bot's search ask the one engine at the same time."""
+    game = get_game("tactiki")
+    positions = _tactiki_positions(24)
+    alone = [[game.move_text(s, m) for m in game.legal_moves(s)] for s in positions]
+
+    def texts(indexes: list[int]) -> list[list[str]]:
+        return [[game.move_text(positions[i], m) for m in game.legal_moves(positions[i])]
+                for i in indexes]
+
+    with ThreadPoolExecutor(4) as pool:
+        orders = [list(range(len(positions)))[k::4] for k in range(4)]
+        results = list(pool.map(texts, orders))
+    for order, got in zip(orders, results, strict=True):
+        assert got == [alone[i] for i in order]
+
+
+def test_view_keys_memo_is_bounded() -> None:
+    for n in range(tracker.SORTED_STACKS_MAX + 10):
+        tracker.view_key({"a": (f"p{n}", "x")}, ["a"])
+    assert len(tracker._SORTED_STACKS) <= tracker.SORTED_STACKS_MAX
+    assert tracker.view_key({"a": ("z", "b", "a")}, ["a", "b"]) == (("a", ("a", "b", "z")),
+                                                                      ("b", ()))

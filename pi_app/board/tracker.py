@@ -97,7 +97,14 @@ class Observation:
         return tuple((c, pieces.get(c, ())) for c in cells)
 
 
-_SORTED: dict[tuple[str, ...], tuple[str, ...]] = {}
+#: The most stacks :func:`view_key` keeps sorted; past it the memo starts afresh (a game shows
+#: a few hundred different stacks, so it never should).
+SORTED_STACKS_MAX = 50_000
+#: :func:`view_key`'s memo: each stack (bottom first) -> the same pieces sorted, shared by every
+#: follower (the results of a pure function, so sharing is safe, threads included). A plain
+#: dict, not ``functools.lru_cache``: view_key is the inner loop of move inference, and the
+#: dict lookup measured 40 % faster per key.
+_SORTED_STACKS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def view_key(view: Mapping[str, tuple[str, ...]], cells: Iterable[str]) -> ViewKey:
@@ -109,11 +116,11 @@ def view_key(view: Mapping[str, tuple[str, ...]], cells: Iterable[str]) -> ViewK
     out = []
     for c in cells:
         stack = view.get(c, ())
-        key = _SORTED.get(stack)
+        key = _SORTED_STACKS.get(stack)
         if key is None:
-            if len(_SORTED) > 50_000:
-                _SORTED.clear()
-            key = _SORTED[stack] = tuple(sorted(stack))
+            if len(_SORTED_STACKS) >= SORTED_STACKS_MAX:
+                _SORTED_STACKS.clear()
+            key = _SORTED_STACKS[stack] = tuple(sorted(stack))
         out.append((c, key))
     return tuple(out)
 

@@ -36,6 +36,7 @@ import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 from pi_app.games.base import (
@@ -611,7 +612,7 @@ class TacTikiGame(Game[TacState, Move]):
 
     # -- rules -----------------------------------------------------------------------------------
     def legal_moves(self, state: TacState) -> list[Move]:
-        return list(self._turn_table(state).values())
+        return list(_turn_table(state).values())
 
     def ways(self, state: TacState) -> list[Move]:
         """Every legal turn step by step: two turns that reach the same position by different
@@ -623,51 +624,6 @@ class TacTikiGame(Game[TacState, Move]):
             out += [Steps((first, second)) for second in seconds] or [Steps((first,))]
         out += _reincarnations(state)
         return out or [PASS]
-
-    def _turn_table(self, state: TacState) -> dict[Any, Move]:
-        """Every legal turn keyed by its resulting position, each under its canonical text (R12):
-        fewest steps, then the alphabetically first text. The last table is kept: move
-        inference asks for the canonical text of every legal turn of one position."""
-        cached = self._last_table
-        if cached is not None and cached[0] is state:
-            return cached[1]
-        table = self._compute_turn_table(state)
-        self._last_table = (state, table)
-        return table
-
-    _last_table: tuple[TacState, dict[Any, Move]] | None = None
-
-    def _compute_turn_table(self, state: TacState) -> dict[Any, Move]:
-        if state.winner is not None or state.draw:
-            return {}
-        opts = state.options
-        duels, strict = opts.tables.duel, opts.strict_statue
-        table: dict[Any, Move] = {}
-        texts: dict[Any, str] = {}
-
-        def offer(key: Any, steps: tuple[tuple[int, int], ...]) -> None:
-            text = " ".join(_STEP_TEXT[s] for s in steps)
-            old = texts.get(key)
-            if old is None or (len(text), text) < (len(old), old):
-                texts[key] = text
-                table[key] = Steps(steps)
-
-        for first, cols1, graves1, rev1, seconds in _first_steps(state):
-            if not seconds:
-                offer((tuple(cols1), tuple(sorted(graves1[0])), tuple(sorted(graves1[1])), rev1),
-                      (first,))
-                continue
-            for second in seconds:
-                cols2 = cols1.copy()
-                graves2 = (graves1[0].copy(), graves1[1].copy())
-                rev2, _, _ = _step(cols2, graves2, rev1, *second, duels, strict)
-                offer((tuple(cols2), tuple(sorted(graves2[0])), tuple(sorted(graves2[1])), rev2),
-                      (first, second))
-        for move in _reincarnations(state):
-            table[move] = move
-        if not table:
-            table[PASS] = PASS
-        return table
 
     def apply(self, state: TacState, move: Move) -> TacState:
         if state.winner is not None or state.draw:
@@ -803,14 +759,7 @@ class TacTikiGame(Game[TacState, Move]):
         last = self.apply(state, move)
         if not isinstance(move, Steps) or len(move.steps) == 1:
             return [last]
-        cols = list(state.columns)
-        graves = (list(state.graves[0]), list(state.graves[1]))
-        opts = state.options
-        revealed, _, _ = _step(cols, graves, state.revealed, *move.steps[0], opts.tables.duel,
-                               opts.strict_statue)
-        middle = state._replace(columns=tuple(cols), revealed=revealed,
-                                graves=(tuple(sorted(graves[0])), tuple(sorted(graves[1]))))
-        return [middle, last]
+        return [_mid_turn(state, move.steps[0]), last]
 
     # -- notation --------------------------------------------------------------------------------
     def parse_move(self, state: TacState, text: str) -> Move:
@@ -843,7 +792,7 @@ class TacTikiGame(Game[TacState, Move]):
             return _raw_text(move)
         result = _play_steps(state, move.steps)
         key = (result.columns, result.graves[0], result.graves[1], result.revealed)
-        canonical = self._turn_table(state).get(key, move)
+        canonical = _turn_table(state).get(key, move)
         return _raw_text(canonical)
 
     # -- serialisation ---------------------------------------------------------------------------
@@ -975,19 +924,7 @@ class TacTikiGame(Game[TacState, Move]):
         """After the first step of two: with the fight's losers still there, and taken off."""
         if not isinstance(move, Steps) or len(move.steps) < 2:
             return []
-        # They depend on the first step only, and move inference asks for every way of every
-        # turn of one position: kept per first step for the last position asked about.
-        cached = self._last_transits
-        if cached is None or cached[0] is not state:
-            cached = self._last_transits = (state, {})
-        views = cached[1].get(move.steps[0])
-        if views is None:
-            first = _physical_views(state, move)[0]
-            middle = self.trace(state, move)[0]
-            views = cached[1][move.steps[0]] = (first, self.expected_view(middle))
-        return list(views)
-
-    _last_transits: tuple[TacState, dict[tuple[int, int], tuple[View, View]]] | None = None
+        return list(_first_step_views(state, move.steps[0]))
 
     def pieces(self, state: TacState) -> list[str]:
         return list(state.options.tables.sensed)
@@ -1122,6 +1059,77 @@ class TacTikiGame(Game[TacState, Move]):
 
 #: A piece name as the registry or the engine writes it: owner, rank, copy letter (R11).
 _PIECE_NAME = re.compile(r"\b(" + "|".join(ID_PREFIX) + r")[0-9]+[a-j]?\b")
+
+
+# -- caches ----------------------------------------------------------------------------------------
+# The engine singleton keeps no state: what is worth keeping is kept here, by pure functions of
+# immutable values, each with a bound (lru_cache is thread-safe: the station's bots think on
+# another thread with the same engine).
+
+#: Positions whose legal turns are kept. Move inference asks for the canonical text of every
+#: legal turn of the position at hand (hundreds of calls); a few entries leave room for a bot
+#: thinking on another thread. Kept small on purpose: every table kept alive is walked by the
+#: garbage collector, and random play (which never comes back to a position) ran 50 % slower
+#: with 64 entries than with the one the engine used to keep.
+TURN_TABLE_CACHE = 4
+#: (position, first step) pairs whose in-between pictures are kept: every two-step way of every
+#: turn of a position asks, and they depend on the first step only (a few dozen per position).
+TRANSIT_CACHE = 64
+
+
+@lru_cache(maxsize=TURN_TABLE_CACHE)
+def _turn_table(state: TacState) -> Mapping[Any, Move]:
+    """Every legal turn keyed by its resulting position, each under its canonical text (R12):
+    fewest steps, then the alphabetically first text (read-only: the cache shares it)."""
+    if state.winner is not None or state.draw:
+        return MappingProxyType({})
+    opts = state.options
+    duels, strict = opts.tables.duel, opts.strict_statue
+    table: dict[Any, Move] = {}
+    texts: dict[Any, str] = {}
+
+    def offer(key: Any, steps: tuple[tuple[int, int], ...]) -> None:
+        text = " ".join(_STEP_TEXT[s] for s in steps)
+        old = texts.get(key)
+        if old is None or (len(text), text) < (len(old), old):
+            texts[key] = text
+            table[key] = Steps(steps)
+
+    for first, cols1, graves1, rev1, seconds in _first_steps(state):
+        if not seconds:
+            offer((tuple(cols1), tuple(sorted(graves1[0])), tuple(sorted(graves1[1])), rev1),
+                  (first,))
+            continue
+        for second in seconds:
+            cols2 = cols1.copy()
+            graves2 = (graves1[0].copy(), graves1[1].copy())
+            rev2, _, _ = _step(cols2, graves2, rev1, *second, duels, strict)
+            offer((tuple(cols2), tuple(sorted(graves2[0])), tuple(sorted(graves2[1])), rev2),
+                  (first, second))
+    for move in _reincarnations(state):
+        table[move] = move
+    if not table:
+        table[PASS] = PASS
+    return MappingProxyType(table)
+
+
+def _mid_turn(state: TacState, first: tuple[int, int]) -> TacState:
+    """The position after the first step of a two-step turn: the same player still to move."""
+    cols = list(state.columns)
+    graves = (list(state.graves[0]), list(state.graves[1]))
+    opts = state.options
+    revealed, _, _ = _step(cols, graves, state.revealed, *first, opts.tables.duel,
+                           opts.strict_statue)
+    return state._replace(columns=tuple(cols), revealed=revealed,
+                          graves=(tuple(sorted(graves[0])), tuple(sorted(graves[1]))))
+
+
+@lru_cache(maxsize=TRANSIT_CACHE)
+def _first_step_views(state: TacState, first: tuple[int, int]) -> tuple[View, View]:
+    """The board after the first step ``first`` of a turn made by hand: with the fight's
+    losers still there, and once they are taken off."""
+    return (_physical_views(state, Steps((first,)))[0],
+            GAME.expected_view(_mid_turn(state, first)))
 
 
 def _physical_views(state: TacState, move: Move) -> list[View]:
