@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
-from net_fixtures import ServerThread, request
+from net_fixtures import ServerThread, driver, request
 
 from pi_app import i18n
 from pi_app.games.base import JSON
@@ -37,6 +37,7 @@ from pi_app.referee import feedback as fb
 from pi_app.tournament import director
 
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE]
+__all__ = ["driver"]
 
 #: Texts a view shows as they are in every language: names of people, boards, games and
 #: events, moves in the games' notation, numbers, file names, abbreviations.
@@ -131,6 +132,7 @@ def dashboard(tmp_path: Path) -> Iterator[ServerThread]:
                 *(_message("events", topics.event_payload("table-1", e)) for e in _events()),
                 _message("state", state), _message("status", {"online": True})]
     server.call(lambda: desk.receive_all(messages))
+    server.app_desk = desk  # type: ignore[attr-defined]
     try:
         yield server
     finally:
@@ -159,6 +161,28 @@ def test_the_board_page_speaks_the_viewers_language(dashboard: ServerThread,
     lines = [e["line"].split(" ", 1)[1] for e in said["events_tail"]]
     assert words("new round dealt") not in lines  # (no deal in this log)
     assert any(line.startswith(words("move {number}: {move}").split("{")[0]) for line in lines)
+
+
+@pytest.mark.realtime
+def test_in_the_browser_the_board_page_stays_in_its_language(dashboard: ServerThread,
+                                                             driver: Any) -> None:
+    """The page's script redraws from the live stream in the page's language: a new event
+    arrives as a French line, the badge and the feed stay French."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(dashboard.url + "/board/table-1?lang=fr")
+    wait = WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,))
+    wait.until(lambda d: d.find_element(By.ID, "status").text == "partie finie")
+    event = {"id": 11, "game_id": 1, "seq": 11, "t": time.time(), "kind": "deal", "data": {}}
+    desk = dashboard.app_desk  # type: ignore[attr-defined]
+    dashboard.call(lambda: desk.receive_all(
+        [_message("events", topics.event_payload("table-1", event))]))
+    wait.until(lambda d: "nouvelle manche distribuée" in d.find_element(By.ID, "events").text)
+    assert "new round" not in driver.find_element(By.ID, "events").text
+    assert driver.find_element(By.ID, "status").text == "partie finie"
+    assert driver.find_element(By.ID, "feed").text in ("en direct", "")
 
 
 def test_the_overview_says_results_in_the_viewers_language(dashboard: ServerThread) -> None:
