@@ -13,6 +13,13 @@ work the same way as 2).
 
 A move may be several decisions in a row (a TacTiki turn: first step, then second); the tree
 branches on them one at a time. Expanding a node completes the move at random.
+
+Where a seat has a few hundred moves and the budget only a hundred or so iterations (TacTiki),
+a model may shortlist the root moves (``candidates``: the greedy level's best few, its
+evaluation averaged over some guesses) and keep the tree flat (``flat``: only the seat's own
+move is in the tree; each iteration plays it in a fresh guess, lets the playout answer with the
+opponent's greedy reply and values the result). That is a two-ply look averaged over the hidden
+facts, which the plain tree never reached within such a budget.
 """
 
 from __future__ import annotations
@@ -92,6 +99,7 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
     offered: dict[tuple[Hashable, ...], Any] = {}
     cap, deadline = budget.limits()
     clock = budget.clock
+    shortlist = _shortlist(model, view, rng) if model.candidates else None
     iterations = 0
     while iterations < cap and (deadline is None or iterations == 0 or clock() < deadline):
         iterations += 1
@@ -105,9 +113,13 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
             assert mover is not None, "done() is true where nobody is to move"
             if at_root:
                 moves = model.root_moves(view, state)
+                if shortlist is not None:
+                    moves = [m for m in moves if model.chunks(m) in shortlist] or moves
                 for move in moves:
                     offered.setdefault(model.chunks(move), move)
                 at_root = False
+            elif model.flat:
+                break
             else:
                 moves = model.moves(state)
             depth = 0
@@ -129,6 +141,24 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
             visited.visits += 1
             visited.total += values[visited.mover]
     return _answer(model, root, offered)
+
+
+def _shortlist(model: Model, view: SeatView, rng: random.Random) -> set[tuple[Hashable, ...]]:
+    """The ``model.candidates`` root moves the greedy level likes best (its evaluation one move
+    ahead, averaged over ``model.greedy_samples`` guesses; a move counts where it is legal), by
+    their decisions: the only root moves the tree then tries, so that a small budget is spent
+    on the replies to plausible moves instead of on trying every one of a few hundred."""
+    game = model.game
+    totals: dict[tuple[Hashable, ...], list[float]] = {}
+    for _ in range(model.greedy_samples):
+        state = determinize(view, rng)
+        for move in model.root_moves(view, state):
+            score = model.evaluate(game.apply(state, move), view.seat)
+            entry = totals.setdefault(model.chunks(move), [0.0, 0.0])
+            entry[0] += score
+            entry[1] += 1
+    ranked = sorted(totals, key=lambda key: -totals[key][0] / totals[key][1])
+    return set(ranked[:model.candidates])
 
 
 def _playout(model: Model, state: Any, rng: random.Random) -> Any:
