@@ -500,7 +500,11 @@ def test_the_screen_never_names_a_tactiki_rank_while_the_game_is_on(tmp_path: Pa
 
 
 def test_stack_order_follows_arrival_and_removal() -> None:
-    from pi_app.referee.setup_reader import StackOrder, tactiki_setup
+    from pi_app.games import get_game
+    from pi_app.referee.setup_reader import StackOrder, stacks_record
+
+    def tactiki_setup(order: StackOrder, options: dict[str, object]) -> tuple[object, str]:
+        return stacks_record(get_game("tactiki"), order, options)
 
     order = StackOrder()
     order.update({"a1": ("T5",)}, ["a1"])

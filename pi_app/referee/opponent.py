@@ -34,8 +34,8 @@ from pi_app.bots import LEVELS
 from pi_app.bots.base import Budget
 from pi_app.bots.levels import make_bot
 from pi_app.bots.play import decide
-from pi_app.bots.views import TacTikiView, hides_fight, seat_view
-from pi_app.games.base import Game
+from pi_app.bots.views import seat_view
+from pi_app.games.base import Card, Game
 
 #: What a station's move (and a hint) may spend: the bench's playouts, capped at a second so a
 #: slow Pi never keeps the person waiting longer.
@@ -45,7 +45,6 @@ HINT_LEVEL = "search"
 #: How often the station looks for a finished answer while a bot thinks (seconds).
 POLL_S = 0.05
 
-Card = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -178,22 +177,17 @@ class Opponent:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
-    # -- Tiki Topple: the station's Secret Tiki cards --------------------------------------------
-    def draw_cards(self, state: Any, tapped: Sequence[Card], ply: int) -> dict[int, Card]:
-        """The station's seats' Secret Tiki cards for the round starting in ``state``, drawn
-        from the cards no player can hold: not out from an earlier round, not tapped by a
-        person this round. The station draws after the people tapped theirs, since their
-        cards came off the real deck, which still holds any card the station draws."""
-        from pi_app.games.topple_deck import deck
-
-        table = state.table
-        placeholder = {c for c in table.cards if c is not None}
-        out_before = set(table.dealt) - placeholder
-        pool = [c for c in deck() if c not in out_before and c not in tapped]
-        seats = [s for s in table.seats if s in self.levels]
-        if len(pool) < len(seats):  # the discards were shuffled back (ruling R5)
-            pool = [c for c in deck() if c not in tapped]
-        rng = random.Random(_seed(self.seed, "cards", table.round, ply))
+    # -- secret cards (Tiki Topple's Secret Tiki cards) -----------------------------------------
+    def draw_cards(self, game: Game[Any, Any], state: Any, tapped: Sequence[Card], ply: int,
+                   round_no: int) -> dict[int, Card]:
+        """The station's seats' secret cards for round ``round_no`` (from 0) starting in
+        ``state``, drawn from the cards no player can hold (``Game.secret_card_pool``: not out
+        from an earlier round, not tapped by a person this round). The station draws after the
+        people tapped theirs, since their cards came off the real deck, which still holds any
+        card the station draws."""
+        seats = [s for s in game.secret_card_seats(state) if s in self.levels]
+        pool = game.secret_card_pool(state, tapped, len(seats))
+        rng = random.Random(_seed(self.seed, "cards", round_no, ply))
         return dict(zip(seats, rng.sample(pool, len(seats)), strict=True))
 
 
@@ -208,12 +202,8 @@ def think(kind: str, game: Game[Any, Any], state: Any, seat: int, level: str,
     else:
         view = seat_view(game, state, seat)
         move = bot.choose(view, rng, budget)
-        if isinstance(view, TacTikiView) and hides_fight(view, move):
-            from pi_app.games.tactiki import FIELD_NAMES, Steps
-
-            step = move.steps[0]
-            src, dst = FIELD_NAMES[step[0]], FIELD_NAMES[step[1]]
-            return Shown(kind, seat, state, Steps((step,)), f"{src}-{dst}, then look",
-                         (src,), (dst,))
+        step = view.unforeseen_step(move)
+        if step is not None:
+            return Shown(kind, seat, state, step.move, step.text, step.lift, step.put)
     lift, put = move_cells(game, state, move)
     return Shown(kind, seat, state, move, game.move_text(state, move), lift, put)

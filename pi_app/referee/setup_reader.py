@@ -1,4 +1,5 @@
-"""Reading a set-up the players chose: TacTiki's hidden-rank stacks on the start fields.
+"""Reading a set-up the players chose: stacks of hidden pieces on the start fields (TacTiki's
+ranks); the engine says what a start field may hold (``Game.start_stack_problem``).
 
 Sensors see which pieces stand on a field, never their order. While the players set up, the
 order is the order the pieces arrived: the first piece put down on a field is its bottom. A
@@ -20,10 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_app.games.base import JSON
+from pi_app.games.base import JSON, Game, GameError
 from pi_app.records import replay
-
-START_ROWS = {"T": "1", "C": "5"}  # TIKI sets up on row 1, TAC on row 5
 
 
 @dataclass
@@ -60,27 +59,26 @@ class StackOrder:
                 stack.append(arrived)
 
 
-def tactiki_setup(order: StackOrder, options: JSON) -> tuple[JSON | None, str]:
-    """The record of the players' set-up, or None and what is still wrong (for the screen)."""
-    setup: dict[str, list[int]] = {}
+def stacks_record(game: Game[Any, Any], order: StackOrder,
+                  options: JSON) -> tuple[JSON | None, str]:
+    """The record of the players' set-up as ``game``'s engine reads start stacks, or None and
+    what is still wrong (for the screen): the engine's word on a field, else that its order
+    was not seen, else what the whole set-up lacks."""
+    stacks: dict[str, list[str]] = {}
     unsure = order.unsure()
     for cell, stack in sorted(order.order.items()):
         if not stack:
             continue
-        row = cell[-1]
-        if row not in START_ROWS.values():
-            return None, f"{cell}: pieces go on the start rows 1 and 5 only"
-        owner = next(o for o, r in START_ROWS.items() if r == row)
-        if any(not name.startswith(owner) for name in stack):
-            return None, f"{cell}: only {'TIKI' if owner == 'T' else 'TAC'} pieces here"
-        if len(stack) != 2:
-            return None, f"{cell}: two pieces on each start field ({len(stack)} now)"
+        why = game.start_stack_problem(cell, stack)
+        if why:
+            return None, why
         if cell in unsure:
             return None, f"{cell}: lift the pieces off, put them back one at a time"
-        setup[cell] = [int(name[1:]) for name in stack]
-    if len(setup) != 10:
-        return None, "two pieces on each of the ten start fields"
-    record: JSON = {"game": "tactiki", "options": options, "setup": setup, "moves": []}
+        stacks[cell] = stack
+    try:
+        record = game.start_stacks_record(stacks, options)
+    except GameError as exc:
+        return None, str(exc)
     try:
         replay(record)
     except Exception as exc:  # the ranks do not match the rank option
