@@ -30,6 +30,8 @@ from pi_app.board.follower import (
 from pi_app.games import get_game
 from pi_app.hw.link import LinkPhase, SerialLink
 from pi_app.readings import LinkState, LinkStatus
+from pi_app.referee.config import ConfigError, parse_config
+from pi_app.referee.firstboot import SetupError, load_for_run
 from pi_app.referee.session import Session
 from pi_app.referee.store import EventStore
 
@@ -177,3 +179,30 @@ def test_the_type_checker_sees_the_engine_state(tmp_path: Path) -> None:
                               str(probe)])
     lines = [line for line in out.splitlines() if "probe.py" in line]
     assert len(lines) == 5 and all('"ToppleState"' in line for line in lines), out
+
+
+# -- the first-boot form marks the field the loader names by key, not by reading its message -----
+@pytest.mark.parametrize(("answers", "field"), [
+    ({"players": "station.board, station.board"}, "players"),   # a name that reads like a key
+    ({"board": "web.token/1"}, "board"),
+    ({"pin": "12345"}, "pin"),
+])
+def test_a_refused_answer_marks_its_own_field(tmp_path: Path, answers: dict[str, str],
+                                              field: str) -> None:
+    _config, setup = load_for_run(tmp_path / "t.toml", first_boot=True)
+    assert setup is not None
+    good = {"board": "Table-7", "game": "manami", "players": "Ana, Ben", "count": "",
+            "pin": "246810", "ssid": "", "passphrase": "", "mqtt_host": "", "mqtt_port": "",
+            "language": "en"}
+    with pytest.raises(SetupError) as refused:
+        setup.answers_to_toml({**good, **answers})
+    assert refused.value.field == field
+
+
+def test_a_config_error_names_its_key() -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"station": {"players": ["web.token", "web.token"]}})
+    assert refused.value.key == "station.players"
+    with pytest.raises(ConfigError) as unknown:
+        parse_config({"nowhere": {}})
+    assert unknown.value.key == ""

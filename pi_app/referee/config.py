@@ -99,7 +99,13 @@ tls_key = ""                 # them; paths are absolute or relative to this file
 
 
 class ConfigError(UnreadableInput, ValueError):
-    """A configuration that cannot be used; the message names the file and the key."""
+    """A configuration that cannot be used; the message names the file and the key, for
+    people. ``key`` names it for code (``"station.board"``; empty when no one key is wrong):
+    the first-boot form marks the field by it, never by reading the message."""
+
+    def __init__(self, message: str, key: str = "") -> None:
+        super().__init__(message)
+        self.key = key
 
 
 #: The shortest station PIN ([web] token). The page's brake allows five free guesses per
@@ -280,44 +286,48 @@ def _section(cls: Any, name: str, values: dict[str, Any], where: str) -> Any:
     out: dict[str, Any] = {}
     for key, raw in values.items():
         qualified = f"{name}.{key}"
-        if key not in allowed:
-            raise ConfigError(f"{where}: unknown key {qualified} (known in [{name}]: "
-                              + ", ".join(allowed) + ")")
-        kind = allowed[key]
-        if (name, key) == ("station", "players") and isinstance(raw, list):
-            out[key] = _player_names(raw, values.get("game", defaults.game),
-                                     f"{where}: {qualified}")
-            continue
-        value = float(raw) if kind is float and type(raw) is int else raw
-        if type(value) is not kind:
-            raise ConfigError(f"{where}: {qualified} must be {_kind_name(kind)}, "
-                              f"not {value!r}")
-        choices = CHOICES.get((name, key))
-        if choices is not None and value not in choices:
-            raise ConfigError(f"{where}: {qualified} must be one of {', '.join(choices)}, "
-                              f"not {value!r}")
-        bounds = RANGES.get((name, key))
-        if bounds is not None and not bounds[0] <= value <= bounds[1]:
-            raise ConfigError(f"{where}: {qualified} must be from {bounds[0]} to {bounds[1]}, "
-                              f"not {value!r}")
-        if isinstance(value, str) and "\0" in value:  # no path or name can hold it
-            raise ConfigError(f"{where}: {qualified} must not contain a NUL character")
-        if (name, key) == ("sensors", "geometry") and isinstance(value, str) and value:
-            _check_geometry(value, f"{where}: {qualified}")
-        if (name, key) == ("web", "token"):
-            _check_pin(str(value), f"{where}: {qualified}")
-        if (name, key) == ("station", "board"):
-            _check_board(str(value), f"{where}: {qualified}")
-        if (name, key) == ("station", "bots") and isinstance(value, dict):
-            from pi_app.referee.opponent import parse_bots
+        try:
+            if key not in allowed:
+                raise ConfigError(f"{where}: unknown key {qualified} (known in [{name}]: "
+                                  + ", ".join(allowed) + ")")
+            kind = allowed[key]
+            if (name, key) == ("station", "players") and isinstance(raw, list):
+                out[key] = _player_names(raw, values.get("game", defaults.game),
+                                         f"{where}: {qualified}")
+                continue
+            value = float(raw) if kind is float and type(raw) is int else raw
+            if type(value) is not kind:
+                raise ConfigError(f"{where}: {qualified} must be {_kind_name(kind)}, "
+                                  f"not {value!r}")
+            choices = CHOICES.get((name, key))
+            if choices is not None and value not in choices:
+                raise ConfigError(f"{where}: {qualified} must be one of {', '.join(choices)}, "
+                                  f"not {value!r}")
+            bounds = RANGES.get((name, key))
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ConfigError(f"{where}: {qualified} must be from {bounds[0]} to {bounds[1]}, "
+                                  f"not {value!r}")
+            if isinstance(value, str) and "\0" in value:  # no path or name can hold it
+                raise ConfigError(f"{where}: {qualified} must not contain a NUL character")
+            if (name, key) == ("sensors", "geometry") and isinstance(value, str) and value:
+                _check_geometry(value, f"{where}: {qualified}")
+            if (name, key) == ("web", "token"):
+                _check_pin(str(value), f"{where}: {qualified}")
+            if (name, key) == ("station", "board"):
+                _check_board(str(value), f"{where}: {qualified}")
+            if (name, key) == ("station", "bots") and isinstance(value, dict):
+                from pi_app.referee.opponent import parse_bots
 
-            try:
-                parse_bots(value)
-            except ValueError as exc:
-                raise ConfigError(f"{where}: {qualified}: {exc}") from exc
-        if (name, key) == ("station", "options") and isinstance(value, dict):
-            _check_options(value, values.get("game", defaults.game), f"{where}: {qualified}")
-        out[key] = value
+                try:
+                    parse_bots(value)
+                except ValueError as exc:
+                    raise ConfigError(f"{where}: {qualified}: {exc}") from exc
+            if (name, key) == ("station", "options") and isinstance(value, dict):
+                _check_options(value, values.get("game", defaults.game), f"{where}: {qualified}")
+            out[key] = value
+        except ConfigError as exc:  # whatever check refused it, the key is this one
+            exc.key = exc.key or qualified
+            raise
     return cls(**out)
 
 

@@ -251,7 +251,7 @@ class FirstBoot:
         except ConfigError as exc:
             message = str(exc).removeprefix("set-up: ")
             for name, key in FIELD_KEYS.items():
-                if key in message:
+                if exc.key == key:  # the loader names the key; its words are for people
                     raise SetupError(name, f"{FIELD_LABELS[name]}: {message}") from exc
             raise SetupError("", message) from exc
 
