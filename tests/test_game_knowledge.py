@@ -129,3 +129,44 @@ def test_the_scan_finds_each_way_of_asking(code: str) -> None:
 ])
 def test_plain_uses_of_a_name_are_not_findings(code: str) -> None:
     assert findings(code, "x.py") == []
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_each_engine_declares_options_the_table_can_start(name: str) -> None:
+    """An engine's option declarations hold together: its table defaults and every preset
+    name only options it declares, every preset starts a game at each player count, and the
+    first preset is the printed rules (no labels)."""
+    from pi_app.referee.rule_options import labels, table_options
+
+    game = get_game(name)
+    assert set(game.table_defaults) <= set(game.option_names)
+    assert game.presets[0].options(min(game.player_counts)) == {}
+    for count in game.player_counts:
+        assert labels(name, table_options(name, {}, count)) == ()
+        for preset in game.presets:
+            chosen = preset.options(count)
+            assert set(chosen) <= set(game.option_names), preset.name
+            options = table_options(name, chosen, count)  # raises if the engine refuses
+            assert (labels(name, options) == ()) == (preset.name == "standard"), preset.name
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_an_engine_without_a_set_up_input_refuses_its_hooks(name: str) -> None:
+    """The set-up hooks answer only for the kind the engine names: a game that deals no
+    rounds has no round record, and one without secret cards waits for none."""
+    import random
+
+    from pi_app.games.base import IllegalMove, RecordError, SetupInput
+
+    game = get_game(name)
+    state = game.new_game(random.Random(1))
+    if game.setup_input is not SetupInput.SECRET_CARDS:
+        assert game.secret_card_seats(state) == ()
+        with pytest.raises(IllegalMove):
+            game.with_secret_cards(state, [])
+    else:
+        assert game.secret_card_seats(state)
+    if game.setup_input is not SetupInput.START_STACKS:
+        assert game.start_stack_problem("a1", ["x"])
+        with pytest.raises(RecordError):
+            game.start_stacks_record({}, {})
