@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from test_referee import lay_out, station_for
 
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import Prompt, PromptKind
-from pi_app.board.inference import Fix
 from pi_app.games import GAME_NAMES
 from pi_app.net.simstation import SimStation
 from pi_app.referee.feed import FeedSnapshot, StationFeed, StationStatus

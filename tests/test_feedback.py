@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops
 
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
 from pi_app.board.geometry import Geometry, load_geometry
-from pi_app.board.inference import Fix
 from pi_app.games.topple import GAME as TOPPLE
 from pi_app.hw.leds import RGB
 from pi_app.referee import feedback as fb
-from tools import render_docs
 from pi_app.referee.feedback import BLUE, DIM, OFF, ORANGE, WHITE, Pattern, Scene
+from tools import render_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = ROOT / "tests" / "data" / "feedback"

@@ -51,8 +51,8 @@ from net_fixtures import (
     wait_for,
 )
 
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import Acceptance
-from pi_app.board.inference import Fix
 from pi_app.games import get_game
 from pi_app.games.base import JSON
 from pi_app.net.auth import hash_password

@@ -24,11 +24,11 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from pi_app import i18n
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
-from pi_app.board.inference import Fix
 from pi_app.referee import feedback as fb
-from tools import render_docs
 from pi_app.referee.feedback import Scene
+from tools import render_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "pi_app" / "locale"

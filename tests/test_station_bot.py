@@ -23,8 +23,8 @@ from test_game_change_and_names import shows
 from test_hidden_info import Facts
 
 from pi_app.board.equipment import card_name, registry_for
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind
-from pi_app.board.inference import Fix
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.readings import ButtonPressed, HwEvent, TagsSeen
 from pi_app.records import replay

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
 from pi_app.board.geometry import load_geometry
-from pi_app.board.inference import Fix
 from pi_app.referee.board_picture import BG as _BG
 from pi_app.referee.board_picture import CELL as _CELL
 from pi_app.referee.board_picture import DARK as _DARK

@@ -48,10 +48,10 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Generic
 
+from pi_app.board.fixes import Fix
 from pi_app.board.geometry import Geometry
 from pi_app.board.inference import (
     Decision,
-    Fix,
     Option,
     Position,
     Verdict,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
+from pi_app.board.fixes import Fix
 from pi_app.board.geometry import Geometry
 from pi_app.board.tracker import Observation, ViewKey, view_key
 from pi_app.games.base import Game, View
@@ -188,35 +189,7 @@ def between(observation: Observation, least: ViewKey, most: ViewKey) -> bool:
     return True
 
 
-# -- guidance -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Fix:
-    """One thing a player must do to make the board right.
-
-    ``kind`` is ``move`` (take ``piece`` from ``cell`` to ``to``), ``remove`` (take ``piece`` off
-    ``cell``), ``place`` (put ``piece`` on ``cell``) or ``unknown`` (take the unregistered tag
-    ``piece`` off ``cell``).
-    """
-
-    kind: str
-    piece: str
-    cell: str
-    to: str | None = None
-
-    def __str__(self) -> str:
-        if self.kind == "move":
-            return f"move {self.piece} from {self.cell} to {self.to}"
-        if self.kind == "remove":
-            return f"remove {self.piece} from {self.cell}"
-        if self.kind == "place":
-            return f"put {self.piece} on {self.cell}"
-        return f"remove the unknown tag {self.piece} from {self.cell}"
-
-    @property
-    def cells(self) -> tuple[str, ...]:
-        return (self.cell,) if self.to is None else (self.cell, self.to)
-
-
+# -- guidance (each step a Fix: pi_app.board.fixes) ----------------------------------------------
 def guidance(observation: Observation, target: View | Mapping[str, tuple[str, ...]],
              geometry: Geometry, cells: Iterable[str], near: str | None = None) -> list[Fix]:
     """What to do, piece by piece, to turn the observed board into ``target``; nearest first.

@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pi_app.board.fixes import Fix, fix_words
 from pi_app.games.base import JSON
 from pi_app.i18n import N_
 
@@ -79,7 +80,13 @@ def result_text(result: JSON | None, players: Sequence[Any], words: Words | None
 
 
 def _fixes(data: JSON, words: Words) -> str:
-    fixes = [str(f) for f in data.get("fixes") or [] if f is not None]
+    """A guidance event's fixes, the first three, in the reader's language: said from their
+    ``marks`` by :func:`~pi_app.board.fixes.fix_words`, as the station's screen says them;
+    as stored (English) for an event stored without marks."""
+    marks = data.get("marks")
+    fixes = [fix_words(f, words).sentence for f in map(Fix.from_json, marks) if f is not None] \
+        if isinstance(marks, list) and marks else \
+        [str(f) for f in data.get("fixes") or [] if f is not None]
     more = " " + words.gettext("(+{count} more)").format(count=len(fixes) - 3) \
         if len(fixes) > 3 else ""
     text = "; ".join(fixes[:3]) + more

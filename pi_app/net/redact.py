@@ -20,8 +20,10 @@ Once the game is over everything is shown.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
+from pi_app.board.fixes import Fix
 from pi_app.games import Game, GameError, get_game
 from pi_app.games.base import JSON
 
@@ -66,14 +68,9 @@ def _marks(game: Engine | None, value: Any) -> Any:
     (cell names of the board) and which piece, named as the public view names it."""
     if game is None or not isinstance(value, list):
         return HIDDEN
-    out = []
-    for mark in value:
-        if not isinstance(mark, dict):
-            continue
-        out.append({"kind": str(mark.get("kind")), "cell": str(mark.get("cell")),
-                    "to": None if mark.get("to") is None else str(mark.get("to")),
-                    "piece": game.public_piece(str(mark.get("piece")))})
-    return out
+    fixes = (Fix.from_json(mark) for mark in value)  # one not well formed is left out
+    return [replace(fix, piece=game.public_piece(fix.piece)).to_json()
+            for fix in fixes if fix is not None]
 
 
 def _numbers(_game: Engine | None, value: Any) -> Any:
@@ -142,8 +139,8 @@ EVENT_FIELDS: dict[str, dict[str, Shape]] = {
     "setup_read": {"setup": _part(lambda v: {"setup": v}, lambda r: r.get("setup", HIDDEN))},
     "result": {"scores": _plain, "winners": _plain},
     "prompt": {"kind": _plain, "options": _texts},
-    "mismatch": {"fixes": _texts},
-    "follow_up": {"fixes": _texts},
+    "mismatch": {"fixes": _texts, "marks": _marks},  # marks: the same fixes, for the reader's
+    "follow_up": {"fixes": _texts, "marks": _marks},  # language (pi_app.board.fixes)
     "in_sync": {},
     "fault": {"source": _plain, "index": _plain, "ok": _plain, "detail": _plain},
 }

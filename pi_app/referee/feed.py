@@ -44,8 +44,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, TypedDict
 
+from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt
-from pi_app.board.inference import Fix
 from pi_app.errors import TikiError
 from pi_app.games.base import JSON
 from pi_app.referee.session import Session

@@ -30,9 +30,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from pi_app.board.fixes import Fix, fix_words
 from pi_app.board.follower import GuidanceKind, Prompt
 from pi_app.board.geometry import Geometry
-from pi_app.board.inference import Fix
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.hw.leds import RGB
 from pi_app.i18n import N_, Said, game_title, translator
@@ -550,19 +550,6 @@ def player_name(scene: Scene, player: int) -> str:
     return short
 
 
-def fix_words(fix: Fix, lang: str = "en") -> tuple[str, str]:
-    """A fix as two lines for the screen: the action and piece, then where (big)."""
-    _ = translator(lang).gettext
-    if fix.kind == "move":
-        return _("Move {piece}").format(piece=fix.piece), f"{fix.cell} -> {fix.to}"
-    if fix.kind == "remove":
-        return (_("Remove {piece}").format(piece=fix.piece),
-                _("from {cell}").format(cell=fix.cell))
-    if fix.kind == "place":
-        return _("Put {piece}").format(piece=fix.piece), _("on {cell}").format(cell=fix.cell)
-    return _("Remove unknown tag"), _("from {cell}").format(cell=fix.cell)
-
-
 def screen_name(scene: Scene) -> str:
     """Which screen a scene shows; the most urgent wins. One of ``store-damaged``,
     ``firstboot``, ``store-error``, ``error``, ``offline``, ``menu``, ``prompt``, ``over``,
@@ -658,8 +645,9 @@ def _said(c: _Canvas, message: str) -> str:
 
 
 def _fix_lines(c: _Canvas, fix: Fix, lang: str) -> None:
-    what, where = fix_words(fix, lang)
-    c.line(c.line(_TOP, what), where, big=True)
+    """The fix to do now: the piece, then the cells in big letters (:func:`fix_words`)."""
+    said = fix_words(fix, translator(lang))
+    c.line(c.line(_TOP, said.action), said.place, big=True)
 
 
 def _setup(c: _Canvas, scene: Scene) -> None:

@@ -336,7 +336,8 @@ class Station:
                 if self.status.reading is not None:
                     continue  # the players' own set-up: nothing to guide them towards
                 self.status.guidance = outcome
-                self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes]})
+                self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes],
+                                          "marks": [f.to_json() for f in outcome.fixes]})
             elif isinstance(outcome, InSync):
                 self._note("in_sync", {})
                 self.status.guidance = None

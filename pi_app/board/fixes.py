@@ -1,0 +1,85 @@
+"""A fix to the board, and the one place a fix is put into words.
+
+Guidance (``pi_app.board.inference.guidance``) tells the players, one :class:`Fix` at a time,
+how to make the board match the game. The same fix is said in three places: a sentence in the
+stored events, the feed's guidance list and the event log ("move Nani from s2 to s1"), and two
+short lines on the station's small screen ("Move Nani" over a big "s2 -> s1"). Every form
+comes from :func:`fix_words`, in the reader's language, so a new kind of fix, or a better
+wording, is written once and said alike everywhere.
+"""
+
+from __future__ import annotations
+
+import gettext
+from dataclasses import dataclass
+from typing import Any
+
+_ENGLISH = gettext.NullTranslations()
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One thing a player must do to make the board right.
+
+    ``kind`` is ``move`` (take ``piece`` from ``cell`` to ``to``), ``remove`` (take ``piece`` off
+    ``cell``), ``place`` (put ``piece`` on ``cell``) or ``unknown`` (take the unregistered tag
+    ``piece`` off ``cell``).
+    """
+
+    kind: str
+    piece: str
+    cell: str
+    to: str | None = None
+
+    def __str__(self) -> str:
+        """The English sentence (stored events, traces, the feed's guidance)."""
+        return fix_words(self).sentence
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        return (self.cell,) if self.to is None else (self.cell, self.to)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Fix | None:
+        """A fix from its JSON form (the feed's and the events' ``marks``); None for anything
+        else (a stored event is read, never trusted)."""
+        if not isinstance(data, dict):
+            return None
+        kind, piece, cell, to = (data.get(k) for k in ("kind", "piece", "cell", "to"))
+        if not all(isinstance(v, str) for v in (kind, piece, cell)) or \
+                not isinstance(to, str | None):
+            return None
+        return cls(str(kind), str(piece), str(cell), to)
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"kind": self.kind, "piece": self.piece, "cell": self.cell, "to": self.to}
+
+
+@dataclass(frozen=True)
+class FixWords:
+    """A fix in words: ``sentence`` for a line of text; ``action`` and ``place`` for the
+    station's screen, a line with the piece over the cells in big letters (so short)."""
+
+    sentence: str
+    action: str
+    place: str
+
+
+def fix_words(fix: Fix, words: gettext.NullTranslations | None = None) -> FixWords:
+    """``fix`` in ``words``' language (a :func:`pi_app.i18n.translator`; default English)."""
+    _ = (words or _ENGLISH).gettext
+    piece, cell, to = fix.piece, fix.cell, fix.to
+    if fix.kind == "move":
+        return FixWords(
+            _("move {piece} from {cell} to {to}").format(piece=piece, cell=cell, to=to),
+            _("Move {piece}").format(piece=piece), f"{cell} -> {to}")
+    if fix.kind == "remove":
+        return FixWords(_("remove {piece} from {cell}").format(piece=piece, cell=cell),
+                        _("Remove {piece}").format(piece=piece),
+                        _("from {cell}").format(cell=cell))
+    if fix.kind == "place":
+        return FixWords(_("put {piece} on {cell}").format(piece=piece, cell=cell),
+                        _("Put {piece}").format(piece=piece), _("on {cell}").format(cell=cell))
+    return FixWords(
+        _("remove the unknown tag {piece} from {cell}").format(piece=piece, cell=cell),
+        _("Remove unknown tag"), _("from {cell}").format(cell=cell))
