@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from mypy import api as mypy_api
 
+from pi_app.board.fixes import Fix, FixKind
 from pi_app.board.follower import (
     BOARD_DECIDED,
     Acceptance,
@@ -206,3 +207,14 @@ def test_a_config_error_names_its_key() -> None:
     with pytest.raises(ConfigError) as unknown:
         parse_config({"nowhere": {}})
     assert unknown.value.key == ""
+
+
+# -- a fix's kind ---------------------------------------------------------------------------------
+def test_a_stored_mark_of_an_unknown_kind_is_no_fix() -> None:
+    """A stored event's marks are read, never trusted: a kind no fix has is not shown as some
+    fix (the sentence of a kind it does not know used to be "remove the unknown tag")."""
+    mark = {"kind": "move", "piece": "Nui", "cell": "s1", "to": "s2"}
+    assert Fix.from_json(mark) == Fix("move", "Nui", "s1", "s2")
+    assert Fix.from_json({**mark, "kind": "teleport"}) is None
+    assert Fix.from_json({**mark, "kind": ["move"]}) is None
+    assert set(typing.get_args(FixKind)) == {"move", "remove", "place", "unknown"}

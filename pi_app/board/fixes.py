@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import gettext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 _ENGLISH = gettext.NullTranslations()
+
+#: What a fix asks (see :class:`Fix`): typed, so a misspelt kind is a type error where it is
+#: written, and a stored mark of another kind is not read as a fix.
+FixKind = Literal["move", "remove", "place", "unknown"]
+_KINDS: dict[str, FixKind] = {kind: kind for kind in get_args(FixKind)}
 
 
 @dataclass(frozen=True)
@@ -26,7 +31,7 @@ class Fix:
     ``piece`` off ``cell``).
     """
 
-    kind: str
+    kind: FixKind
     piece: str
     cell: str
     to: str | None = None
@@ -46,10 +51,11 @@ class Fix:
         if not isinstance(data, dict):
             return None
         kind, piece, cell, to = (data.get(k) for k in ("kind", "piece", "cell", "to"))
-        if not all(isinstance(v, str) for v in (kind, piece, cell)) or \
+        fix_kind = _KINDS.get(kind) if isinstance(kind, str) else None
+        if fix_kind is None or not all(isinstance(v, str) for v in (piece, cell)) or \
                 not isinstance(to, str | None):
             return None
-        return cls(str(kind), str(piece), str(cell), to)
+        return cls(fix_kind, str(piece), str(cell), to)
 
     def to_json(self) -> dict[str, str | None]:
         return {"kind": self.kind, "piece": self.piece, "cell": self.cell, "to": self.to}
