@@ -408,16 +408,16 @@ class DemoPlayers:
                 await asyncio.sleep(0.3)
 
     async def tap_cards(self) -> None:
-        """Tiki Topple: each player draws a Secret Tiki card and taps it on the card pad."""
-        from pi_app.board.equipment import card_name
-        from pi_app.games.topple_deck import deck
-
+        """Each player draws a secret card (a Topple Secret Tiki card) from the whole deck and
+        taps it on the card pad: the deck is every tag of the game's table that is a card."""
         station = self.station
-        drawn = self.rng.sample(list(deck()), 4)
-        for card in drawn:
+        game = station.session.game
+        deck = [tag for tag in game.table_tags() if game.secret_card_of(tag) is not None]
+        drawn = self.rng.sample(deck, 4)
+        for tag in drawn:
             if station.status.cards is None:
                 return
-            await self.players.change({"card": (card_name(card),)})
+            await self.players.change({"card": (tag,)})
             await asyncio.sleep(0.3)
             await self.players.change({"card": ()})
             await asyncio.sleep(0.2)
