@@ -474,3 +474,22 @@ def test_a_16_player_tournament_on_8_stations_from_the_referees_page(
             for sim in sims.values():
                 sim.close()
     assert time.monotonic() - started < 90
+
+
+def test_a_result_and_a_ruling_read_their_winners_and_scores_alike(app: App) -> None:
+    """A station's result and a referee's ruling of it go through one reading (whole-float
+    scores are the tournament's whole numbers; no winners or no scores is a notice)."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami"})
+    referee.ok("players", {"names": "Ana\nBen"})
+    referee.ok("pair", {})
+    referee.ok("boards", {"tables": {"1": "b2"}})
+    seated = [app.t.player(p).name for p in app.t.rounds[0].table(1).seats]
+    app.station_game("b2", 7, seated, 1, [1], [2.0, 5.0])
+    assert app.result(1).scores == (2, 5) and not app.result(1).confirmed
+    app.server.call(lambda: app.tdesk.on_ruling("b2", 7, {"result": {"winners": [0]}}))
+    assert "the ruling has no winners or scores" in app.tdesk.notices[0]
+    app.server.call(lambda: app.tdesk.on_ruling(
+        "b2", 7, {"referee": "bob", "result": {"winners": [0], "scores": [6.0, 5.0]}}))
+    assert (app.result(1).scores, app.result(1).winners) == ((6, 5), (0,))
+    assert app.result(1).confirmed_by == "bob"

@@ -82,6 +82,18 @@ class BadRequest(UnreadableInput, ValueError):
     """The body is not what the step takes (400)."""
 
 
+def _tally(result: Any) -> tuple[list[Any], list[Any]] | None:
+    """The winners and scores of a station's result (or of a referee's ruling of one) as the
+    tournament counts them, None when either is missing. The schema lets scores be numbers: a
+    whole 3.0 is the 3 the tournament counts. The director checks the rest."""
+    if not isinstance(result, dict):
+        return None
+    winners, scores = result.get("winners"), result.get("scores")
+    if not isinstance(winners, list) or not isinstance(scores, list):
+        return None
+    return winners, [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
+
+
 class TournamentDesk:
     """The event's tournament on the dashboard's loop: one value, replaced and saved per step.
 
@@ -146,13 +158,12 @@ class TournamentDesk:
                         f"{pairing.table}'s ({', '.join(seated)}): result not taken; rule the "
                         "table by hand if it was its game")
             return
-        winners, scores = data.get("winners"), data.get("scores")
-        if not isinstance(winners, list) or not isinstance(scores, list):
+        tally = _tally(data)
+        if tally is None:
             self.notice(f"{where} ended without winners or scores: rule table "
                         f"{pairing.table} by hand")
             return
-        # The schema lets scores be numbers; a whole 3.0 is the 3 the tournament counts.
-        scores = [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
+        winners, scores = tally
         try:
             self.apply(lambda t: director.report_result(t, board, game_id, scores, winners))
         except TournamentError as exc:
@@ -169,13 +180,12 @@ class TournamentDesk:
         if held is None:
             return  # not a tournament game
         rnd, pairing = held
-        result = ruling.get("result") or {}
-        winners, scores = result.get("winners"), result.get("scores")
-        if not isinstance(winners, list) or not isinstance(scores, list):
+        tally = _tally(ruling.get("result"))
+        if tally is None:
             self.notice(f"board {board}, game {game_id}: the ruling has no winners or scores: "
                         f"rule table {pairing.table} of round {rnd.number} here")
             return
-        scores = [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
+        winners, scores = tally
         now = pairing.result
         if now is not None and now.confirmed and (now.scores, now.winners) == (
                 tuple(scores), tuple(sorted(winners))):
