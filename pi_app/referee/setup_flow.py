@@ -137,7 +137,8 @@ def _read_stacks_if_due(station: Station) -> None:
 
 def _read_stacks(station: Station, now: float) -> None:
     order = station.status.reading
-    assert isinstance(order, StackOrder)
+    if order is None:
+        return
     tracker = station.follower.tracker
     observation = tracker.observation(now)
     order.update(observation.pieces, station.follower.cells)

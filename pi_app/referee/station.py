@@ -61,6 +61,7 @@ from pi_app.referee.rule_options import (
     table_options,
 )
 from pi_app.referee.session import Session, station_seats
+from pi_app.referee.setup_reader import StackOrder
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class Status:
     confirmed_at: float = -1e9
     last_move: str = ""
     takeback: tuple[str, ...] = ()
-    reading: Any = None
+    reading: StackOrder | None = None
     """Start stacks the players build (TacTiki): the arrival order being read (a StackOrder),
     or None when no set-up is being read (:mod:`pi_app.referee.setup_flow`)."""
     cards: list[Card] | None = None
