@@ -82,7 +82,9 @@ class Said(str):
         """This text through a language's ``gettext`` and ``ngettext``."""
         text = gettext_(self.msgid) if self.plural is None else \
             ngettext_(self.msgid, self.plural, self.n)
-        return text.format(**self.values)
+        values = {key: value.say(gettext_, ngettext_) if isinstance(value, Said) else value
+                  for key, value in self.values.items()}  # a value may be a text to say too
+        return text.format(**values)
 
     def in_language(self, lang: str) -> str:
         """This text in ``lang``."""

@@ -375,3 +375,25 @@ def test_manami_is_named_as_its_edition_in_each_language(
     scene = fb.Scene(phase="menu", game="manami", board="t1", language=lang)
     missing, _cut, drawn = _render(monkeypatch, lang, scene)
     assert missing == [] and title in [words for _x, _y, words, _s in drawn]
+
+
+@pytest.mark.parametrize(("answers", "field", "french"), [
+    ({"pin": ""}, "pin", "Code PIN : nécessaire pour les actions de la page"),
+    ({"count": "two"}, "count", "Nombre de joueurs : un nombre entier, pas 'two'"),
+    ({"ssid": "", "passphrase": "secret99"}, "ssid", "Réseau Wi-Fi : le nom du réseau"),
+    ({"game": "chess"}, "game", "Jeu : ce plateau est fait pour Tiki Topple"),
+])
+def test_the_set_up_says_what_is_wrong_in_the_readers_language(
+        tmp_path: Path, answers: dict[str, str], field: str, french: str) -> None:
+    from pi_app.referee.firstboot import SetupError, load_for_run
+
+    _config, setup = load_for_run(tmp_path / "t.toml", first_boot=True)
+    assert setup is not None
+    form = {"board": "t1", "game": "topple", "pin": "246810", "count": "2", **answers}
+    with pytest.raises(SetupError) as refused:
+        setup.answers_to_toml(form)
+    assert refused.value.field == field
+    assert refused.value.words("fr").startswith(french)
+    assert refused.value.words("en") == str(refused.value)  # logs and English stay as they were
+    for lang in TRANSLATED:
+        assert refused.value.words(lang) != str(refused.value), lang

@@ -107,8 +107,9 @@ def setup_routes(setup: FirstBoot | None, *, brake: Brake | None = None) -> list
         try:
             text, config = setup.answers_to_toml(answers)
         except SetupError as exc:
-            return HTMLResponse(setup_pages.form_page(refill, setup.games, error=str(exc),
-                                                      field=exc.field, lang=lang),
+            return HTMLResponse(setup_pages.form_page(refill, setup.games,
+                                                      error=exc.words(lang), field=exc.field,
+                                                      lang=lang),
                                 status_code=400)
         try:
             async with writing:

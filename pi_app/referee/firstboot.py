@@ -49,7 +49,7 @@ from typing import Any
 
 from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES, get_game
-from pi_app.i18n import LANGUAGE_NAMES, LANGUAGES
+from pi_app.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Said
 from pi_app.referee.config import Config, ConfigError, load_config, parse_config
 
 log = logging.getLogger(__name__)
@@ -66,21 +66,31 @@ FIELD_KEYS = {"board": "station.board", "game": "station.game", "players": "stat
               "pin": "web.token", "mqtt_host": "mqtt.host", "mqtt_port": "mqtt.port",
               "mqtt_password": "mqtt.password"}
 #: What people call each field (the page's labels).
-FIELD_LABELS = {"code": "Set-up code", "board": "Table name", "game": "Game",
-                "language": "Language",
-                "players": "Players", "count": "Number of players", "pin": "PIN",
-                "ssid": "Wi-Fi network", "passphrase": "Wi-Fi password",
-                "mqtt_host": "Broker", "mqtt_port": "Broker port",
-                "mqtt_password": "Broker password"}
+FIELD_LABELS = {"code": N_("Set-up code"), "board": N_("Table name"), "game": N_("Game"),
+                "language": N_("Language"),
+                "players": N_("Players"), "count": N_("Number of players"), "pin": N_("PIN"),
+                "ssid": N_("Wi-Fi network"), "passphrase": N_("Wi-Fi password"),
+                "mqtt_host": N_("Broker"), "mqtt_port": N_("Broker port"),
+                "mqtt_password": N_("Broker password")}
 
 
 class SetupError(UnreadableInput, ValueError):
     """An answer the set-up cannot take: ``field`` is the form's field, the message says why
-    (never showing a PIN or a password)."""
+    (never showing a PIN or a password); :meth:`words` says it in the reader's language."""
 
     def __init__(self, field_name: str, message: str) -> None:
         super().__init__(message)
         self.field = field_name
+        self.message = message
+
+    def words(self, lang: str) -> str:
+        """The message in ``lang`` (a reason from the configuration's checks stays English)."""
+        said = self.message
+        return said.in_language(lang) if isinstance(said, Said) else said
+
+
+def _label(field_name: str) -> Said:
+    return Said.gettext(FIELD_LABELS[field_name])
 
 
 def new_code() -> str:
@@ -207,15 +217,18 @@ class FirstBoot:
         doc = tomlkit.parse(text)
         game = form.get("game", "").strip()
         if game not in self.games:
-            raise SetupError("game", "Game: this board plays "
-                             + " or ".join(get_game(g).title for g in self.games))
+            raise SetupError("game", Said.gettext(
+                "Game: this board plays {games}",
+                games=" / ".join(get_game(g).title for g in self.games)))
         language = form.get("language", "").strip() or self.config.station.language
         if language not in LANGUAGES:
-            raise SetupError("language", "Language: one of "
-                             + ", ".join(LANGUAGE_NAMES[code] for code in LANGUAGES))
+            raise SetupError("language", Said.gettext(
+                "Language: one of {languages}",
+                languages=", ".join(LANGUAGE_NAMES[code] for code in LANGUAGES)))
         pin = form.get("pin", "")
         if not pin:
-            raise SetupError("pin", "PIN: needed, for the page's actions (undo, new game)")
+            raise SetupError("pin", Said.gettext(
+                "PIN: needed, for the page's actions (undo, new game)"))
         station = _table(doc, "station")
         station["configured"] = True
         station["board"] = form.get("board", "").strip()
@@ -238,7 +251,8 @@ class FirstBoot:
             if form.get("mqtt_password"):
                 mqtt["password"] = form["mqtt_password"]
             if any(c.isspace() or c in "/#+" for c in broker) or len(broker) > 253:
-                raise SetupError("mqtt_host", "Broker: a host name or address, nothing else")
+                raise SetupError("mqtt_host", Said.gettext(
+                    "Broker: a host name or address, nothing else"))
         self.join = _wifi_answer(form)
         out = tomlkit.dumps(doc)
         return out, self._check(out)
@@ -251,8 +265,9 @@ class FirstBoot:
         except ConfigError as exc:
             message = str(exc).removeprefix("set-up: ")
             for name, key in FIELD_KEYS.items():
-                if exc.key == key:  # the loader names the key; its words are for people
-                    raise SetupError(name, f"{FIELD_LABELS[name]}: {message}") from exc
+                if exc.key == key:
+                    raise SetupError(name, Said.gettext("{label}: {reason}", label=_label(name),
+                                                        reason=message)) from exc
             raise SetupError("", message) from exc
 
     def write(self, text: str) -> None:
@@ -337,13 +352,15 @@ def _players(form: Mapping[str, str], game: str) -> Any:
     try:
         check_count(game, count)
     except ValueError as exc:
-        raise SetupError("count", f"{FIELD_LABELS['count']}: {exc}") from exc
+        raise SetupError("count", Said.gettext("{label}: {reason}", label=_label("count"),
+                                               reason=str(exc))) from exc
     return count
 
 
 def _whole(text: str, name: str) -> int:
     if not text.isdigit() or len(text) > 6:
-        raise SetupError(name, f"{FIELD_LABELS[name]}: a whole number, not {text[:12]!r}")
+        raise SetupError(name, Said.gettext("{label}: a whole number, not {text}",
+                                            label=_label(name), text=repr(text[:12])))
     return int(text)
 
 
@@ -353,15 +370,18 @@ def _wifi_answer(form: Mapping[str, str]) -> tuple[str, str] | None:
     ssid, passphrase = form.get("ssid", ""), form.get("passphrase", "")
     if not ssid:
         if passphrase:
-            raise SetupError("ssid", "Wi-Fi network: the name of the network the password is for")
+            raise SetupError("ssid", Said.gettext(
+                "Wi-Fi network: the name of the network the password is for"))
         return None
     if len(ssid.encode()) > 32 or not ssid.isprintable():
-        raise SetupError("ssid", "Wi-Fi network: 1 to 32 bytes of printable characters")
+        raise SetupError("ssid", Said.gettext(
+            "Wi-Fi network: 1 to 32 bytes of printable characters"))
     if passphrase:
         hex64 = len(passphrase) == 64 and all(c in "0123456789abcdefABCDEF" for c in passphrase)
         if not hex64 and not (8 <= len(passphrase) <= 63 and passphrase.isascii()
                               and passphrase.isprintable()):
-            raise SetupError("passphrase", "Wi-Fi password: 8 to 63 printable ASCII characters")
+            raise SetupError("passphrase", Said.gettext(
+                "Wi-Fi password: 8 to 63 printable ASCII characters"))
     return ssid, passphrase
 
 
