@@ -41,7 +41,15 @@ What is real and what is simulated:
   replayed (:func:`pi_app.records.replay`): it must reach the station's final position and
   scores (``record_mismatches`` counts those that do not: lost or extra events).
 
-Targets: phantom, missed, restart_losses, record_mismatches and crashes all 0.
+- The station's own seats (``--bots LEVEL``: seat 1 is the station's, playing at LEVEL with
+  ``--bot-playouts`` per decision): the station thinks as it does in the daemon (its worker
+  thread, waited for at the virtual time it was asked, so a run repeats), shows its move, and
+  the simulated hand carries it out, or now and then (``wrong``) first carries out another
+  legal move, which the station must refuse and guide back, and is then put right as a person
+  would, before the shown move is made. The record must hold only moves the station chose.
+
+Targets: phantom, missed, restart_losses, record_mismatches and crashes all 0; with bots also
+bot_unshown and bot_wrong_taken 0, and bot_wrong_guided equal to bot_wrong_made.
 """
 
 from __future__ import annotations
@@ -76,6 +84,8 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.registry import TagRegistry
+from pi_app.bots import LEVELS
+from pi_app.bots.base import Budget
 from pi_app.games import GAME_NAMES, RecordError, get_game
 from pi_app.hw.link import SerialLink
 from pi_app.hw.simfirmware import firmware_module
@@ -441,14 +451,25 @@ class StationCounts:
     unstorable: int = 0
     """Corrections no single stored move or takeback could make (the record then differs)."""
     first_traceback: str = ""
+    bot_moves: int = 0
+    """Moves of the station's seats the hands carried out (with bots)."""
+    bot_unshown: int = 0
+    """Turns of the station's seats with no move shown (the hand then played at random)."""
+    bot_wrong_made: int = 0
+    """Other moves the hands made first for the station's seat (wrong executions)."""
+    bot_wrong_guided: int = 0
+    """Wrong executions the station answered with guidance back to the position."""
+    bot_wrong_taken: int = 0
+    """Wrong executions the station took as the move (a move it never chose in the record)."""
 
 
 class StationReferee:
     """A real station behind SimTable's ``Referee`` seam, killed and restarted now and then."""
 
     def __init__(self, config: Config, db: Path, registry: TagRegistry, wire: VirtualWire,
-                 rng: random.Random, restart: float) -> None:
+                 rng: random.Random, restart: float, bot_budget: Budget | None = None) -> None:
         self.config = config
+        self.bot_budget = bot_budget
         self.db = db
         self.registry = registry
         self.wire = wire
@@ -460,7 +481,10 @@ class StationReferee:
         self.station = self._open()
 
     def _open(self) -> Station:
-        return Station(self.config, EventStore(self.db), self.registry, clock=self._clock)
+        station = Station(self.config, EventStore(self.db), self.registry, clock=self._clock)
+        if self.bot_budget is not None:  # playouts only: the same move on any machine
+            station.opponent.budget = self.bot_budget
+        return station
 
     def _clock(self) -> float:
         return self.now
@@ -534,14 +558,19 @@ class StationReferee:
     def _step(self, event: HwEvent | None, now: float) -> list[Outcome]:
         self.now = max(self.now, now)
         self.counts.events += event is not None
+        stored = len(self.station.session.history)
         try:
             out = self.station.step(event, self.now)
+            if self.station.opponent.thinking():  # its thread, waited for in virtual time
+                self.station.opponent.wait()
+                out += self.station.step(None, self.now)
         except Exception:
             self.counts.crashes += 1
             if not self.counts.first_traceback:
                 self.counts.first_traceback = traceback.format_exc()
                 print(self.counts.first_traceback, file=sys.stderr)
             return []
+        out = self._refused_dropped(out, stored)
         game = self.station.session.game
         for outcome in out:
             if isinstance(outcome, MoveAccepted | MoveRevised):
@@ -554,6 +583,23 @@ class StationReferee:
         if self._round_end is not None:  # a new line to set up is no mismatch
             out = [o for o in out if not isinstance(o, Guidance)]
         return out
+
+    def _refused_dropped(self, out: list[Outcome], stored: int) -> list[Outcome]:
+        """The outcomes without the moves the station refused (a move for its own seat that
+        is not the one it showed: the follower took it, the station put it back): what the
+        players see is the station's record, which never held them."""
+        history = self.station.session.history
+        if len(history) < stored:
+            return out
+        taken = [text for _, text in history[stored:]]
+        kept: list[Outcome] = []
+        for outcome in out:
+            if isinstance(outcome, MoveAccepted):
+                if outcome.text not in taken:
+                    continue
+                taken.remove(outcome.text)
+            kept.append(outcome)
+        return kept
 
     # -- crashes ---------------------------------------------------------------------------------
     def _may_restart(self) -> bool:
@@ -660,10 +706,94 @@ def record_replays(db: Path, station: Station) -> bool:
         list(game.scores(result.state)) == list(game.scores(state))
 
 
+class BotTable(SimTable):
+    """SimTable whose hands carry out the station's moves for the station's seats (the
+    people's seats play at random with their mischief, as in :meth:`SimTable.play_game`)."""
+
+    def __init__(self, *args: Any, station_referee: StationReferee, wrong: float,
+                 **kwargs: Any) -> None:
+        self.station_referee = station_referee
+        self.wrong = wrong
+        super().__init__(*args, **kwargs)
+
+    def play_game(self, max_decisions: int = 2_000) -> TableStats:
+        game = self.game
+        for _ in range(max_decisions):
+            state = self.referee.state
+            if game.is_over(state):
+                break
+            if game.to_move(state) is None:  # between Topple rounds: deal and set up
+                self._lay_out(self.referee.deal(state, self.rng))
+                continue
+            if self.station_referee.station.opponent.plays(game.to_move(state)):
+                self._station_turn(state)
+                continue
+            roll = self.rng.random()
+            if roll < self.rates.illegal:
+                self.play_illegal()
+            elif roll < self.rates.illegal + self.rates.takeback:
+                self.play_takeback()
+            else:
+                self.play_move(game.random_move(state, self.rng))
+        self.stats.games += 1
+        return self.stats
+
+    def _shown(self, state: Any) -> Any:
+        """The move the station shows for its seat in ``state`` (None: none yet)."""
+        shown = self.station_referee.station.opponent.shown
+        if shown is None or shown.kind != "station" or shown.state != state:
+            return None
+        return shown.move
+
+    def _station_turn(self, state: Any) -> None:
+        """Read the station's move, now and then carry out another first (refused, guided
+        back, put right as guided), then carry out the shown one."""
+        counts = self.station_referee.counts
+        move = self._shown(state)
+        for _ in range(5):  # the person waits for the LEDs; the daemon steps on heartbeats
+            if move is not None:
+                break
+            self.now += 0.2
+            self._take(None, partial(self.referee.tick, self.now))
+            move = self._shown(state)
+        if move is None:
+            counts.bot_unshown += 1
+            self.play_move(self.game.random_move(state, self.rng))
+            return
+        if self.rng.random() < self.wrong:
+            self._wrong_execution(state, move)
+            if not self._same(self.referee.state, state):
+                return  # taken (counted): the game goes on from what the station holds
+        counts.bot_moves += 1
+        self.play_move(move)
+
+    def _wrong_execution(self, state: Any, shown: Any) -> None:
+        game = self.game
+        counts = self.station_referee.counts
+        here, meant = game.expected_view(state), game.placement_view(state, shown)
+        others = [m for m in game.legal_moves(state)
+                  if game.placement_view(state, m) not in (here, meant)]
+        if not others:
+            return
+        counts.bot_wrong_made += 1
+        before = len(self.outcomes)
+        self._move_by_hand(game.placement_view(state, self.rng.choice(others)))
+        if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
+            counts.bot_wrong_guided += 1
+        if not self._same(self.referee.state, state):
+            counts.bot_wrong_taken += 1
+            return
+        self._settle_back()  # the board put back as the LEDs guide
+        self._move_by_hand(here)  # unguided, the person puts back what they moved (else no-op)
+
+
 def play_one(game_name: str, seed: int, faults: Faults, *, noisy: bool = True,
-             max_decisions: int = 2_000) -> tuple[TableStats, StationReferee, VirtualWire, bool]:
+             max_decisions: int = 2_000, bots: str | None = None, bot_playouts: int = 30,
+             wrong: float = 0.2) -> tuple[TableStats, StationReferee, VirtualWire, bool]:
     """One whole game through a fresh station and database; its figures and whether its
-    stored record replays to the station's result."""
+    stored record replays to the station's result. ``bots``: seat 1 is the station's, at
+    that level, with ``bot_playouts`` per decision; ``wrong``: the share of its moves whose
+    execution by hand starts with another move."""
     rng = random.Random(seed)
     geometry = load_geometry(game_name)
     registry = registry_for(game_name)
@@ -673,14 +803,17 @@ def play_one(game_name: str, seed: int, faults: Faults, *, noisy: bool = True,
         db = Path(tmp) / "tikiboard.db"
         config = Config(station=replace(StationConfig(), game=game_name, seed=seed,
                                         data_dir=tmp, topple_cards="deal",
-                                        tactiki_setup="deal"))
+                                        tactiki_setup="deal",
+                                        bots={"1": bots} if bots else {}))
         referee = StationReferee(config, db, registry, wire, random.Random(rng.random()),
-                                 faults.restart)
+                                 faults.restart, Budget(playouts=bot_playouts) if bots else None)
         rates = replace(Rates.table() if noisy else Rates(), tap_card=0.0)
-        table = SimTable(referee.station.session.game, geometry, registry, rng,
-                         noise=Noise.table(carried=game_name != "topple") if noisy
-                         else Noise.clean(), rates=rates, state=referee.state,
-                         referee=referee, sensors=wire)
+        kwargs: dict[str, Any] = dict(
+            noise=Noise.table(carried=game_name != "topple") if noisy else Noise.clean(),
+            rates=rates, state=referee.state, referee=referee, sensors=wire)
+        table = BotTable(referee.station.session.game, geometry, registry, rng,
+                         station_referee=referee, wrong=wrong, **kwargs) if bots else \
+            SimTable(referee.station.session.game, geometry, registry, rng, **kwargs)
         stats = table.play_game(max_decisions)
         ok = record_replays(db, referee.station)
         referee.station.store.close()
@@ -688,17 +821,20 @@ def play_one(game_name: str, seed: int, faults: Faults, *, noisy: bool = True,
 
 
 def run(game_name: str, games: int, seed: int, faults: Faults, *,
-        noisy: bool = True) -> dict[str, Any]:
+        noisy: bool = True, bots: str | None = None, bot_playouts: int = 30) -> dict[str, Any]:
     """``games`` games of ``game_name``; the figures issue #9 asks for."""
     totals = Totals()
     started = time.process_time()
     for number in range(games):
         game_seed = seed * 1_000_003 + number
-        result = play_one(game_name, game_seed, faults, noisy=noisy)
-        table, _, _, record_ok = result
+        result = play_one(game_name, game_seed, faults, noisy=noisy, bots=bots,
+                          bot_playouts=bot_playouts)
+        table, referee, _, record_ok = result
+        bot = referee.counts
         if table.phantom or table.missed or not record_ok or \
                 table.illegal_reported != table.illegal_made or \
-                table.takebacks_done != table.takebacks_made:
+                table.takebacks_done != table.takebacks_made or bot.bot_unshown or \
+                bot.bot_wrong_taken or bot.bot_wrong_guided != bot.bot_wrong_made:
             totals.bad_games.append(game_seed)  # replay one with play_one(name, seed, ...)
         totals.add(*result)
     return report(totals, games, time.process_time() - started)
@@ -719,6 +855,9 @@ def report(totals: Totals, games: int, cpu: float) -> dict[str, Any]:
         "corrections": s.corrections, "unstorable": s.unstorable, "events": s.events,
         "record_mismatches": totals.record_mismatches, "crashes": s.crashes,
         "bad_games": totals.bad_games,
+        "bots": {"moves": s.bot_moves, "unshown": s.bot_unshown,
+                 "wrong_made": s.bot_wrong_made, "wrong_guided": s.bot_wrong_guided,
+                 "wrong_taken": s.bot_wrong_taken},
         "wire": {"garbage_bursts": w.garbage_bursts, "frames_dropped": w.frames_dropped,
                  "frames_duplicated": w.frames_duplicated, "cuts": w.cuts,
                  "host_restarts": w.host_restarts,
@@ -767,6 +906,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clean", action="store_true", help="no noise, no faults, no mischief")
+    parser.add_argument("--bots", choices=LEVELS, metavar="LEVEL",
+                        help="seat 1 is the station's, at this level (random, greedy, search)")
+    parser.add_argument("--bot-playouts", type=int, default=30,
+                        help="the station's search budget per decision (default 30)")
     parser.add_argument("--merge", nargs="+", metavar="FILE", type=Path,
                         help="print one report from the JSON of several runs, and run nothing")
     args = parser.parse_args(argv)
@@ -790,10 +933,13 @@ def main(argv: list[str] | None = None) -> None:
     code = _code_version()  # now, while the code on disk is the code loaded
     figures = {}
     for name, games in counts.items():
-        figures[name] = run(name, games, args.seed, faults, noisy=not args.clean)
+        figures[name] = run(name, games, args.seed, faults, noisy=not args.clean,
+                            bots=args.bots, bot_playouts=args.bot_playouts)
         print(json.dumps({name: figures[name]}), file=sys.stderr, flush=True)  # progress
     print(json.dumps({"benchmark": "longsoak", "virtual_time": True, "seed": args.seed,
                       "faults": vars(faults), "code": code,
+                      "bots": {"1": args.bots, "playouts": args.bot_playouts} if args.bots
+                      else {},
                       "machine": {"cpu": platform.processor() or platform.machine(),
                                   "python": platform.python_version()},
                       "figures": figures}, indent=2))

@@ -1,0 +1,44 @@
+"""The long soak with the station's own seat (``python -m tools.bench.longsoak --bots LEVEL``):
+whole games in which seat 1 is the station's, played through the real station, store, firmware
+and link on the virtual clock. The station thinks on its worker thread, shows its move, and the
+simulated hand carries it out, a fifth of the time after first carrying out another legal move,
+which the station must refuse and guide back.
+
+The wire's faults are on; station restarts are off here: a restart while the hand is carrying out
+the station's move is a known gap of the station (it shows no move again until the board is back
+in play, and refuses the move meanwhile), which the long run counts in ``bots``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import pytest
+
+from tools.bench.longsoak import Faults, Totals, play_one, report
+
+WIRE = replace(Faults(garbage=0.03, drop=0.02, duplicate=0.02, cut=0.15), restart=0.0)
+
+
+@pytest.mark.parametrize(("game", "seed", "level", "decisions"), [
+    ("manami", 3, "search", 2_000), ("topple", 1, "greedy", 2_000), ("tactiki", 3, "greedy", 24)])
+def test_station_seat_games_are_followed_exactly(game: str, seed: int, level: str,
+                                                 decisions: int) -> None:
+    logging.disable(logging.WARNING)
+    try:
+        totals = Totals()
+        totals.add(*play_one(game, seed, WIRE, bots=level, bot_playouts=20,
+                             max_decisions=decisions))
+    finally:
+        logging.disable(logging.NOTSET)
+    figures = report(totals, 1, 0.0)
+    bots = figures["bots"]
+    assert bots["moves"] >= 8 and bots["unshown"] == 0, figures
+    assert bots["wrong_made"] > 0 and bots["wrong_taken"] == 0, figures
+    assert bots["wrong_guided"] == bots["wrong_made"], figures
+    assert figures["moves_accepted"] == figures["moves_made"], figures
+    for target in ("phantom", "missed", "crashes", "record_mismatches", "corrections"):
+        assert figures[target] == 0, (target, figures)
+    if decisions == 2_000:
+        assert figures["finished"] == 1, figures
