@@ -567,9 +567,12 @@ def test_every_event_kind_the_station_stores_is_listed() -> None:
     kinds) are each listed for redaction and played by the tables above: a new kind would
     otherwise be dropped from every public channel without a test noticing."""
     sources = "\n".join((ROOT / "pi_app" / p).read_text(encoding="utf-8") for p in (
-        "referee/station.py", "referee/session.py", "referee/store.py", "board/follower.py"))
+        "referee/station.py", "referee/setup_flow.py", "referee/session.py", "referee/store.py",
+        "board/follower.py"))
     written = set(re.findall(r'(?:note|_note|append|_append)\((?:[\w.]+, )*"(\w+)"', sources))
-    written |= set(re.findall(r'_guide\("(\w+)"', sources))
+    from pi_app.board.follower import GuidanceKind
+
+    written |= {kind.value for kind in GuidanceKind}  # the station notes each guidance's kind
     assert written >= {"move", "cards", "setup_read", "prompt", "mismatch", "follow_up"}
     assert written <= set(EVENT_FIELDS), written - set(EVENT_FIELDS)
     assert written <= set().union(*GAME_KINDS.values())
