@@ -214,11 +214,7 @@ class Desk:
     # -- ingest ----------------------------------------------------------------------------------
     def receive(self, message: Incoming) -> None:
         """Take one message (on the loop); the batch is written and acknowledged soon after."""
-        self._batch.append(message)
-        try:
-            self._apply(message)
-        except (KeyError, TypeError, ValueError):
-            self.counts["malformed"] += 1
+        self._take(message)
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
@@ -226,12 +222,16 @@ class Desk:
     def receive_all(self, messages: Iterable[Incoming]) -> None:
         """Take messages and write them now (tests and tools without a loop)."""
         for message in messages:
-            self._batch.append(message)
-            try:
-                self._apply(message)
-            except (KeyError, TypeError, ValueError):
-                self.counts["malformed"] += 1
+            self._take(message)
         self.flush()
+
+    def _take(self, message: Incoming) -> None:
+        """Batch ``message`` for writing and apply it; one that does not apply is counted."""
+        self._batch.append(message)
+        try:
+            self._apply(message)
+        except (KeyError, TypeError, ValueError):
+            self.counts["malformed"] += 1
 
     def _apply(self, message: Incoming) -> None:
         where = topics.parse_topic(message.topic)

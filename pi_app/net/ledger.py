@@ -77,6 +77,17 @@ def _loads(text: str) -> JSON | None:
     return value if isinstance(value, dict) else None
 
 
+def _result(text: str) -> JSON | None:
+    """A stored ``result`` event's data when it fits the schema (a row an older version wrote
+    may not), else None."""
+    data = _loads(text)
+    try:
+        check_event_data("result", data or {})
+    except PayloadError:
+        return None
+    return data
+
+
 def private_file(path: Path) -> None:
     """Create ``path`` as 0600 (or narrow an existing one to it) before anything is written."""
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -193,11 +204,7 @@ class Ledger:
         out: dict[tuple[str, int], JSON] = {}
         for board, game_id, text in self.db.execute(
                 "SELECT board, game_id, data FROM events WHERE kind = 'result' ORDER BY seq"):
-            data = _loads(text)
-            try:
-                check_event_data("result", data or {})
-            except PayloadError:
-                continue
+            data = _result(text)
             if data is not None:
                 out[(board, game_id)] = data
         return [(b, g, d) for (b, g), d in out.items()]
@@ -241,12 +248,9 @@ class Ledger:
         for (text,) in self.db.execute(
                 "SELECT data FROM events WHERE board = ? AND game_id = ? AND kind = 'result' "
                 "ORDER BY seq DESC", (board, game_id)):
-            data = _loads(text)
-            try:
-                check_event_data("result", data or {})
-            except PayloadError:
-                continue
-            return data
+            data = _result(text)
+            if data is not None:
+                return data
         return None
 
     # -- rulings ---------------------------------------------------------------------------------
