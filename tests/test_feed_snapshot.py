@@ -7,6 +7,7 @@ fail when one of them grows a key the other lacks or sends a value of another ty
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from test_referee import lay_out, station_for
 from pi_app.board.fixes import Fix
 from pi_app.board.follower import Prompt, PromptKind
 from pi_app.games import GAME_NAMES
+from pi_app.net.redact import SNAPSHOT_FIELDS
+from pi_app.net.schema import StatePayload
 from pi_app.net.simstation import SimStation
 from pi_app.referee.feed import FeedSnapshot, StationFeed, StationStatus
 
@@ -76,3 +79,13 @@ def test_the_typed_snapshot_says_every_documented_field(tmp_path: Path) -> None:
     feed.update(snapshot)
     assert feed.snapshot["board"] == "t2" and feed.snapshot["seq"] == 0
     assert FeedSnapshot.of(sim.session, ["Ana", "Ben"], draw_agreed=True).winners == []
+
+
+def test_every_snapshot_field_is_known_to_the_public_view_and_the_dashboard() -> None:
+    """A field added to the snapshot but not to the public view would silently vanish from
+    the page and the MQTT feed; one the dashboard's schema reads must be one stations send."""
+    sent = {f.name for f in fields(FeedSnapshot)} | {"board", "seq"}
+    # record and text hold hidden facts; review is there once the game is over (all public)
+    assert sent - set(SNAPSHOT_FIELDS) == {"record", "text", "review"}
+    assert set(SNAPSHOT_FIELDS) <= sent
+    assert {f.name for f in fields(StatePayload)} <= sent
