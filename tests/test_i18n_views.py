@@ -34,6 +34,7 @@ from pi_app.net.eventlog import event_words
 from pi_app.net.ledger import Ledger
 from pi_app.net.tournament_pages import live_html
 from pi_app.referee import feedback as fb
+from pi_app.referee.feed import Phase
 from pi_app.tournament import director
 
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE]
@@ -334,7 +335,7 @@ def test_the_station_messages_with_values_are_said_in_the_screens_language(
             (lang, message.msgid) == ("nl", "Station: {move}"), (lang, message)
         assert str(message.values.get("name", message.values.get("move", ""))) in said
         assert len(fb.wrap(said, fb.SIZE[0])) <= 2, (lang, said)
-        scene = fb.Scene(phase="setup", game="topple", board="table-7", message=message)
+        scene = fb.Scene(phase=Phase.SETUP, game="topple", board="table-7", message=message)
         missing, cut, drawn = _render(monkeypatch, lang, scene)
         assert missing == [] and cut == [], (lang, message, missing, cut)
         shown = " ".join(words for _x, _y, words, _s in drawn)
@@ -372,7 +373,7 @@ def test_manami_is_named_as_its_edition_in_each_language(
     t = director.new_tournament("cup", "manami")
     assert f"<p>{title} · " in live_html(t, boards=[], notices=[], referee=False,
                                          event="cup", lang=lang)
-    scene = fb.Scene(phase="menu", game="manami", board="t1", language=lang)
+    scene = fb.Scene(phase=Phase.MENU, game="manami", board="t1", language=lang)
     missing, _cut, drawn = _render(monkeypatch, lang, scene)
     assert missing == [] and title in [words for _x, _y, words, _s in drawn]
 
@@ -397,3 +398,31 @@ def test_the_set_up_says_what_is_wrong_in_the_readers_language(
     assert refused.value.words("en") == str(refused.value)  # logs and English stay as they were
     for lang in TRANSLATED:
         assert refused.value.words(lang) != str(refused.value), lang
+
+
+# -- the station page's refusals -----------------------------------------------------------------
+def test_the_station_page_refuses_in_the_viewers_language() -> None:
+    """An action the station refuses, and a missing PIN, answered in the page's language
+    (its script sends ?lang=); the API without one answers in the station's."""
+    from pi_app.net.web import create_station_app
+    from pi_app.referee.feed import ActionError, StationFeed
+
+    feed = StationFeed("table-9")
+    feed.update({"board": "table-9", "status": "playing", "seq": 1, "game": "topple"})
+
+    async def undo() -> JSON:
+        raise ActionError(Said.gettext("nothing to take back"))
+
+    feed.handle("undo", undo)
+    server = ServerThread(create_station_app(feed, token="246810", language="nl")).start()
+    pin = {"Authorization": "Bearer 246810"}
+    try:
+        french = request(server.port, "POST", "/api/action/undo?lang=fr", {}, pin)
+        station = request(server.port, "POST", "/api/action/undo", {}, pin)
+        no_pin = request(server.port, "POST", "/api/action/undo?lang=it", {})
+    finally:
+        server.stop()
+    assert (french.status, french.json()["error"]) == (409, "rien à annuler")
+    assert station.json()["error"] == "niets om terug te nemen"
+    assert no_pin.json()["error"] == "questa azione richiede il PIN della stazione"
+    assert str(ActionError(Said.gettext("nothing to take back"))) == "nothing to take back"

@@ -557,7 +557,8 @@ function show(data) {
 }
 async function act(name, args) {
   const out = document.getElementById("result");
-  const response = await fetch("/api/action/" + name, {
+  const lang = encodeURIComponent(document.documentElement.lang || "en");
+  const response = await fetch("/api/action/" + name + "?lang=" + lang, {
     method: "POST",
     headers: {"Content-Type": "application/json",
               "Authorization": "Bearer " + document.getElementById("pin").value},

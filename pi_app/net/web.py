@@ -73,7 +73,7 @@ from pi_app.board.geometry import Geometry
 from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES
 from pi_app.games.base import JSON
-from pi_app.i18n import choose, translator
+from pi_app.i18n import Said, choose, translator
 from pi_app.net import pages
 from pi_app.net.archive import GameArchive
 from pi_app.net.auth import Brake, same
@@ -429,20 +429,25 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
 
     async def action(request: Request) -> Response:
         who = client_of(request)
+        # The refusal in the page's language (its script asks with ?lang=).
+        words = translator(choose(request.headers.get("accept-language"),
+                                  request.query_params.get("lang"), language))
+        _ = words.gettext
         wait = brake.wait(who)
         if wait > 0:
-            return JSONResponse({"error": f"too many wrong PINs: wait {wait:.0f} s"},
+            return JSONResponse({"error": _("too many wrong PINs: wait {seconds} s").format(
+                                 seconds=f"{wait:.0f}")},
                                 status_code=429, headers={"retry-after": str(int(wait) + 1)})
         given = request.headers.get("x-station-token")
         auth = request.headers.get("authorization", "")
         if given is None and auth.lower().startswith("bearer "):
             given = auth[7:].strip()
         if not given:
-            return JSONResponse({"error": "this action needs the station's PIN"},
+            return JSONResponse({"error": _("this action needs the station's PIN")},
                                 status_code=401, headers={"www-authenticate": "Bearer"})
         if not same(given, token):
             brake.failed(who)
-            return JSONResponse({"error": "wrong PIN"}, status_code=403)
+            return JSONResponse({"error": _("wrong PIN")}, status_code=403)
         brake.succeeded(who)
         name = request.path_params["name"]
         try:
@@ -454,7 +459,9 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         try:
             result = await feed.act(name, **args)
         except ActionError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=409)
+            why = exc.args[0] if exc.args else ""
+            said = why.say(words.gettext, words.ngettext) if isinstance(why, Said) else str(exc)
+            return JSONResponse({"error": said}, status_code=409)
         except TypeError:
             return JSONResponse({"error": f"wrong arguments for {name}"}, status_code=400)
         return JSONResponse({"ok": True, "result": result})
