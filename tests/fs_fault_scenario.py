@@ -52,6 +52,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
+from pi_app.referee.feed import Phase
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
@@ -341,7 +342,7 @@ def main(workdir: Path) -> JSON:
         clean["waiting"] = {"done": run.done(), "log": DAEMON.messages[mark:]}
         if feedback and feedback[0].display.last_image is not None:
             why = DAEMON.messages[mark].split("; ")[0] if DAEMON.messages[mark:] else ""
-            expected = fb.screen(fb.Scene(phase="error", game="topple", board="fs",
+            expected = fb.screen(fb.Scene(phase=Phase.ERROR, game="topple", board="fs",
                                           store_error=why))
             image = feedback[0].display.last_image
             clean["waiting"]["oled_store_error"] = image.tobytes() == expected.convert(

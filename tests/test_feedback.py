@@ -20,6 +20,7 @@ from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.games.topple import GAME as TOPPLE
 from pi_app.hw.leds import RGB
 from pi_app.referee import feedback as fb
+from pi_app.referee.feed import Phase
 from pi_app.referee.feedback import BLUE, DIM, OFF, ORANGE, WHITE, Pattern, Scene
 from tools import render_docs
 
@@ -53,7 +54,7 @@ def lit(frame: list[RGB]) -> dict[int, RGB]:
     return {i: c for i, c in enumerate(frame) if c != OFF}
 
 
-PLAY = Scene(phase="play", game="topple", title="Tiki Topple", to_move=1, scores=(3, 5, 0))
+PLAY = Scene(phase=Phase.PLAY, game="topple", title="Tiki Topple", to_move=1, scores=(3, 5, 0))
 
 
 # -- the LED language ----------------------------------------------------------------------------
@@ -156,7 +157,7 @@ def test_guidance_first_fix_strong_in_two_patterns_others_dim(topple: Geometry) 
 
 
 def test_follow_up_remove_is_a_double_pulse(tactiki: Geometry) -> None:
-    scene = Scene(phase="play", game="tactiki", to_move=1, guidance_kind=GuidanceKind.FOLLOW_UP,
+    scene = Scene(phase=Phase.PLAY, game="tactiki", to_move=1, guidance_kind=GuidanceKind.FOLLOW_UP,
                   fixes=(Fix("remove", "C4", "c3"), Fix("remove", "C1", "d3")))
     c3, d3 = leds(tactiki, "c3"), leds(tactiki, "d3")
     for t, on in ((0.1, True), (0.2, False), (0.35, True), (0.5, False), (1.5, True)):
@@ -195,7 +196,7 @@ def test_takeback_blinks_white_and_wins_over_guidance(topple: Geometry) -> None:
 
 
 def test_link_down_darkens_the_cells_and_breathes_every_status_led(topple: Geometry) -> None:
-    scene = replace(GUIDED, phase="offline", confirmed=("s1",), confirmed_at=0.0)
+    scene = replace(GUIDED, phase=Phase.OFFLINE, confirmed=("s1",), confirmed_at=0.0)
     status = {i for group in topple.status_leds.values() for i in group}
     frame = fb.led_frame(scene, topple, 1.2)
     assert lit(frame) == dict.fromkeys(status, WHITE)
@@ -203,7 +204,7 @@ def test_link_down_darkens_the_cells_and_breathes_every_status_led(topple: Geome
 
 
 def test_store_error_never_confirms_but_still_guides(topple: Geometry) -> None:
-    scene = replace(GUIDED, phase="error", store_error="disk I/O error",
+    scene = replace(GUIDED, phase=Phase.ERROR, store_error="disk I/O error",
                     confirmed=("s1",), confirmed_at=0.0)
     status = {i for group in topple.status_leds.values() for i in group}
     on, off = fb.led_frame(scene, topple, 0.1), fb.led_frame(scene, topple, 0.3)
@@ -213,7 +214,7 @@ def test_store_error_never_confirms_but_still_guides(topple: Geometry) -> None:
 
 
 def test_game_over_lights_the_winners(topple: Geometry) -> None:
-    scene = replace(PLAY, phase="over", winners=(0, 2), to_move=None)
+    scene = replace(PLAY, phase=Phase.OVER, winners=(0, 2), to_move=None)
     assert lit(fb.led_frame(scene, topple, 5.0)) == {
         i: WHITE for g in ("p0", "p2") for i in topple.status_leds[g]}
 
@@ -222,7 +223,7 @@ def test_unknown_cells_are_ignored_and_menu_is_dark(topple: Geometry) -> None:
     scene = replace(PLAY, confirmed=("z9",), confirmed_at=0.0,
                     fixes=(Fix("remove", "x", "nowhere"),), guidance_kind=GuidanceKind.MISMATCH)
     assert set(lit(fb.led_frame(scene, topple, 0.1))) == set(topple.status_leds["p1"])
-    assert lit(fb.led_frame(replace(GUIDED, phase="menu"), topple, 0.1)) == {}
+    assert lit(fb.led_frame(replace(GUIDED, phase=Phase.MENU), topple, 0.1)) == {}
 
 
 @pytest.mark.parametrize("board", ["topple", "manami", "tactiki"])
@@ -273,7 +274,7 @@ def test_option_cells_of_a_topple_ambiguity() -> None:
 
 def test_scene_rejects_unknown_phases_and_kinds() -> None:
     with pytest.raises(ValueError, match="phase"):
-        Scene(phase="playing")
+        Scene(phase="playing")  # type: ignore[arg-type]  # an untyped caller
     with pytest.raises(ValueError, match="guidance"):
         Scene(guidance_kind="oops")  # type: ignore[arg-type]  # an untyped caller
 
@@ -319,10 +320,10 @@ def test_guidance_says_the_first_fix_in_words() -> None:
 def test_play_offline_and_store_error_texts() -> None:
     play = fb.screen(replace(PLAY, last_move="up2 Nani"))
     assert find(play, fb.text_mask("P2 to move", 2)) and find(play, fb.text_mask("up2 Nani"))
-    offline = fb.screen(replace(PLAY, phase="offline"))
+    offline = fb.screen(replace(PLAY, phase=Phase.OFFLINE))
     assert find(offline, fb.text_mask("Sensors", 2)) and find(offline, fb.text_mask("unplugged", 2))
     assert find(offline, fb.text_mask("reconnecting..."))
-    stored = fb.screen(replace(PLAY, phase="error", store_error="disk full"))
+    stored = fb.screen(replace(PLAY, phase=Phase.ERROR, store_error="disk full"))
     assert find(stored, fb.text_mask("Cannot save moves"), fill=0)
     assert find(stored, fb.text_mask("storage", 2))
 
@@ -336,7 +337,7 @@ def _row_inverted(image: Image.Image, row: int) -> bool:
 @pytest.mark.parametrize("selected", [0, 1, 2, 3, 4])
 def test_the_selected_option_row_is_inverted(selected: int) -> None:
     options = ("up1 Kapu", "topple Eepo", "up2 Nui", "up3 Nani", "toast Kapu")
-    scene = replace(PLAY, phase="prompt",
+    scene = replace(PLAY, phase=Phase.PROMPT,
                     prompt=Prompt(0.0, PromptKind.AMBIGUOUS, options, selected))
     image = fb.screen(scene)
     visible = min(max(selected - 1, 0), len(options) - 3)  # three rows, scrolled to show it
@@ -346,17 +347,17 @@ def test_the_selected_option_row_is_inverted(selected: int) -> None:
 
 
 def test_the_menu_marks_the_chosen_game() -> None:
-    image = fb.screen(Scene(phase="menu", game="topple", menu_game="tactiki"))
+    image = fb.screen(Scene(phase=Phase.MENU, game="topple", menu_game="tactiki"))
     assert [_row_inverted(image, r) for r in range(3)] == [False, False, True]
     assert find(image, fb.text_mask("TacTiki"), fill=0)
 
 
 def test_button_legends_fit_and_name_the_buttons() -> None:
     for kind in set(PromptKind) - {PromptKind.ORDER}:  # (ORDER has a screen of its own)
-        scene = replace(PLAY, phase="prompt", prompt=Prompt(0.0, kind, ("a", "b")))
+        scene = replace(PLAY, phase=Phase.PROMPT, prompt=Prompt(0.0, kind, ("a", "b")))
         image = fb.screen(scene)
         assert find(image, fb.text_mask("OK"), fill=0)
-    takeback = fb.screen(replace(PLAY, phase="prompt",
+    takeback = fb.screen(replace(PLAY, phase=Phase.PROMPT,
                                  prompt=Prompt(0.0, PromptKind.TAKEBACK, ("take back 1 move(s)",))))
     assert find(takeback, fb.text_mask("BACK"), fill=0) and find(takeback, fb.text_mask("yes"))
 
@@ -369,7 +370,7 @@ texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=60)
        options=st.lists(texts, max_size=6), selected=st.integers(-2, 8),
        scores=st.lists(st.integers(-5, 1000), max_size=4), to_move=st.none() | st.integers(0, 5),
        piece=texts, store_error=texts)
-def test_any_scene_renders(phase: str, title: str, message: str, board: str,
+def test_any_scene_renders(phase: Phase, title: str, message: str, board: str,
                            options: list[str], selected: int, scores: list[int],
                            to_move: int | None, piece: str, store_error: str) -> None:
     """Long names, odd characters and out-of-range numbers never break a screen."""

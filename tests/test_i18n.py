@@ -27,6 +27,7 @@ from pi_app import i18n
 from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt, PromptKind
 from pi_app.referee import feedback as fb
+from pi_app.referee.feed import Phase
 from pi_app.referee.feedback import Scene
 from tools import render_docs
 
@@ -125,27 +126,28 @@ def test_the_page_language_follows_the_viewer(header: str | None, asked: str | N
 # -- every screen in every language --------------------------------------------------------------
 #: Screens and states that render_docs.SCREENS does not show: the rest of each screen's words.
 EXTRA_SCREENS: dict[str, Scene] = {
-    "firstboot": Scene(phase="menu", setup_code="482913", setup_url="http://192.168.1.20/setup",
+    "firstboot": Scene(phase=Phase.MENU, setup_code="482913", setup_url="http://192.168.1.20/setup",
                        setup_qr="http://192.168.1.20/setup?code=482913"),
     "store-damaged": Scene(store_damaged="the database file is not a database; 12 games kept"),
     "store-damaged-sure": Scene(store_damaged="the database file is not a database",
                                 confirming=True),
-    "menu-plain": Scene(phase="menu", game="manami", board="table-5"),
-    "over-page": Scene(phase="over", game="topple", board="table-7", scores=(3, 3),
+    "menu-plain": Scene(phase=Phase.MENU, game="manami", board="table-5"),
+    "over-page": Scene(phase=Phase.OVER, game="topple", board="table-7", scores=(3, 3),
                        winners=(0, 1), page_url="http://192.168.1.20:8080/",
                        menu_game="topple", menu_players=2),
-    "over-none": Scene(phase="over", game="tactiki", board="table-3", winners=()),
-    "play-wait": Scene(phase="play", game="topple", board="table-7"),
-    "setup-empty": Scene(phase="setup", game="topple", board="table-7"),
-    "takeback-plain": Scene(phase="play", game="topple", board="table-7", takeback=("s3", "s4")),
-    "prompt-other": Scene(phase="prompt", game="topple", to_move=1,
+    "over-none": Scene(phase=Phase.OVER, game="tactiki", board="table-3", winners=()),
+    "play-wait": Scene(phase=Phase.PLAY, game="topple", board="table-7"),
+    "setup-empty": Scene(phase=Phase.SETUP, game="topple", board="table-7"),
+    "takeback-plain": Scene(phase=Phase.PLAY, game="topple", board="table-7",
+                            takeback=("s3", "s4")),
+    "prompt-other": Scene(phase=Phase.PROMPT, game="topple", to_move=1,
                           prompt=Prompt(0.0, PromptKind.DRAW, (), 0)),
-    "order-more": Scene(phase="setup", game="tactiki", board="table-3",
+    "order-more": Scene(phase=Phase.SETUP, game="tactiki", board="table-3",
                         prompt=Prompt(0.0, PromptKind.ORDER, ("b1", "d5", "e2"))),
-    "guidance-moves": Scene(phase="play", game="topple", board="table-7", to_move=0,
+    "guidance-moves": Scene(phase=Phase.PLAY, game="topple", board="table-7", to_move=0,
                             guidance_kind=GuidanceKind.MISMATCH,
                             fixes=(Fix("remove", "Kapu", "s2"), Fix("place", "Nui", "s3"))),
-    "error-plain": Scene(phase="error", board="table-7"),
+    "error-plain": Scene(phase=Phase.ERROR, board="table-7"),
 }
 ALL_SCREENS = {**render_docs.SCREENS, **EXTRA_SCREENS}
 

@@ -24,6 +24,7 @@ from pi_app.readings import ButtonPressed, LinkState, LinkStatus, PresenceChange
 from pi_app.records import fold, replay
 from pi_app.referee.config import DEFAULTS_TOML, Config, ConfigError, load_config, parse_config
 from pi_app.referee.config import Station as StationConfig
+from pi_app.referee.feed import Phase
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
@@ -213,7 +214,7 @@ def test_game_over_ok_starts_a_new_game(tmp_path: Path) -> None:
     offers a game whose board it is not), OK starts it."""
     station = station_for(tmp_path, "manami")
     first = station.session.game_id
-    station.status.phase = "over"
+    station.status.phase = Phase.OVER
     station.step(ButtonPressed(1.0, "menu"), 1.0)
     assert (station.status.menu_game, station.status.menu_players) == ("manami", 2)
     station.step(ButtonPressed(2.0, "ok"), 2.0)

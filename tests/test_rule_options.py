@@ -21,7 +21,7 @@ from pi_app.readings import ButtonPressed
 from pi_app.records import replay
 from pi_app.referee.config import Config, ConfigError, parse_config
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.feed import ActionError
+from pi_app.referee.feed import ActionError, Phase
 from pi_app.referee.rule_options import check_options, labels, table_options
 from pi_app.referee.session import Session
 from pi_app.referee.station import Station
@@ -200,7 +200,7 @@ def test_the_page_chooses_options_and_unknown_ones_change_nothing(tmp_path: Path
 def test_menu_at_game_over_cycles_the_presets_and_ok_plays_the_chosen_one(
         tmp_path: Path) -> None:
     station = _station(tmp_path)
-    station.status.phase = "over"
+    station.status.phase = Phase.OVER
     seen = []
     for t in range(1, 5):
         station.step(ButtonPressed(float(t), "menu"), float(t))

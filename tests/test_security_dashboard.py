@@ -63,7 +63,7 @@ from pi_app.net.simstation import SimStation
 from pi_app.readings import PresenceChanged, TagsSeen
 from pi_app.referee.config import Config, parse_config
 from pi_app.referee.config import Station as StationConfig
-from pi_app.referee.feed import StationStatus
+from pi_app.referee.feed import Phase, StationStatus
 from pi_app.referee.feedback import PHASES
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
@@ -221,8 +221,8 @@ def test_every_station_status_has_its_board_status() -> None:
     assert set(SHOWN_AS) == set(StationStatus)
     for phase in PHASES:
         assert isinstance(StationStatus.of_phase(phase), StationStatus)
-    assert StationStatus.of_phase("play") == "playing"
-    assert StationStatus.of_phase("play", GuidanceKind.MISMATCH) == "mismatch"
+    assert StationStatus.of_phase(Phase.PLAY) == "playing"
+    assert StationStatus.of_phase(Phase.PLAY, GuidanceKind.MISMATCH) == "mismatch"
 
 
 def test_a_real_station_shows_playing_then_mismatch_on_the_dashboard(

@@ -40,6 +40,7 @@ from pi_app.readings import TagsSeen
 from pi_app.referee import daemon
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import parse_config
+from pi_app.referee.feed import Phase
 from pi_app.referee.session import Session
 from pi_app.referee.store import SCHEMA_VERSION, EventStore
 
@@ -233,7 +234,7 @@ def _screen_says(display: Any, words: str, confirming: bool = False) -> bool:
     image = display.last_image
     if image is None:
         return False
-    wanted = fb.screen(fb.Scene(phase="error", store_damaged=words, store_error="x",
+    wanted = fb.screen(fb.Scene(phase=Phase.ERROR, store_damaged=words, store_error="x",
                                 confirming=confirming))
     return bool(image.tobytes() == wanted.convert(image.mode).tobytes())
 

@@ -37,6 +37,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee.address import page_address
 from pi_app.referee.config import Config, Web
 from pi_app.referee.config import Station as StationConfig
+from pi_app.referee.feed import Phase
 from pi_app.referee.qr import qr_code, qr_text
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
@@ -263,7 +264,7 @@ def test_the_qr_code_carries_the_address_and_is_on_the_page(topple: Page) -> Non
 def test_the_game_over_screen_draws_the_qr_code_of_the_address(tmp_path: Path) -> None:
     station = make_station(tmp_path, "topple")
     station.page_url = ADDRESS                    # as the daemon sets it when the page is on
-    station.status.phase = "over"
+    station.status.phase = Phase.OVER
     image = station.screen_image(0.0)
     matrix = [list(row) for row in qr_code(ADDRESS).matrix]
     side = len(matrix) * 2 + 4

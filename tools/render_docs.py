@@ -25,6 +25,7 @@ from pi_app.referee.board_picture import DARK as _DARK
 from pi_app.referee.board_picture import draw_board
 from pi_app.referee.board_picture import label as _label
 from pi_app.referee.board_picture import visible as _visible
+from pi_app.referee.feed import Phase
 from pi_app.referee.feedback import (
     OFF,
     SIGNALS,
@@ -41,58 +42,58 @@ LED_SCALE = 2
 
 #: One example scene per OLED screen, in the order of the docs.
 SCREENS: dict[str, Scene] = {
-    "menu": Scene(phase="menu", game="topple", title="Tiki Topple", board="table-7",
+    "menu": Scene(phase=Phase.MENU, game="topple", title="Tiki Topple", board="table-7",
                   menu_game="topple", menu_players=3,
                   menu_choices=(("topple", 2), ("topple", 3), ("topple", 4))),
-    "setup": Scene(phase="setup", game="topple", title="Tiki Topple", board="table-7",
+    "setup": Scene(phase=Phase.SETUP, game="topple", title="Tiki Topple", board="table-7",
                    guidance_kind=GuidanceKind.MISMATCH, message="new round: set up the line",
                    fixes=(Fix("place", "Nani", "s4"), Fix("place", "Huhu", "s5"),
                           Fix("place", "Wikiwiki", "s6"), Fix("place", "Hookipa", "s7"),
                           Fix("place", "Eepo", "s8"), Fix("place", "Kapu", "s9"))),
-    "play": Scene(phase="play", game="topple", title="Tiki Topple", board="table-7",
+    "play": Scene(phase=Phase.PLAY, game="topple", title="Tiki Topple", board="table-7",
                   to_move=1, scores=(12, 7, 9), last_move="up2 Nani"),
-    "prompt-ambiguous": Scene(phase="prompt", game="topple", title="Tiki Topple",
+    "prompt-ambiguous": Scene(phase=Phase.PROMPT, game="topple", title="Tiki Topple",
                               board="table-7", to_move=0, scores=(12, 7, 9),
                               prompt=Prompt(0.0, PromptKind.AMBIGUOUS,
                                             ("up1 Kapu", "topple Eepo"), 1),
                               prompt_cells=("s8", "s9")),
-    "prompt-takeback": Scene(phase="prompt", game="topple", title="Tiki Topple",
+    "prompt-takeback": Scene(phase=Phase.PROMPT, game="topple", title="Tiki Topple",
                              board="table-7", to_move=0, scores=(12, 7, 9),
                              prompt=Prompt(0.0, PromptKind.TAKEBACK,
                                            ("take back 1 move(s)",), 0, 1),
                              prompt_cells=("s3", "s5")),
-    "prompt-decision": Scene(phase="prompt", game="manami", title="Tiki (Manami island)",
+    "prompt-decision": Scene(phase=Phase.PROMPT, game="manami", title="Tiki (Manami island)",
                              board="table-5", to_move=0, scores=(4, 6),
                              prompt=Prompt(0.0, PromptKind.DECISION,
                                            ("resolve b1", "resolve c2"), 0),
                              prompt_cells=("b1", "c2")),
-    "prompt-order": Scene(phase="setup", game="tactiki", title="TacTiki", board="table-3",
+    "prompt-order": Scene(phase=Phase.SETUP, game="tactiki", title="TacTiki", board="table-3",
                           scores=(0, 0), prompt=Prompt(0.0, PromptKind.ORDER, ("b1", "d5")),
                           prompt_cells=("b1", "d5")),
-    "guidance-mismatch": Scene(phase="play", game="tactiki", title="TacTiki", board="table-3",
+    "guidance-mismatch": Scene(phase=Phase.PLAY, game="tactiki", title="TacTiki", board="table-3",
                                to_move=0, scores=(0, 0), guidance_kind=GuidanceKind.MISMATCH,
                                fixes=(Fix("move", "T3", "c2", "c3"), Fix("remove", "C2", "d4"))),
-    "guidance-follow-up": Scene(phase="play", game="tactiki", title="TacTiki",
+    "guidance-follow-up": Scene(phase=Phase.PLAY, game="tactiki", title="TacTiki",
                                 board="table-3", to_move=1, scores=(0, 0),
                                 guidance_kind=GuidanceKind.FOLLOW_UP, last_move="c2-c3",
                                 fixes=(Fix("remove", "C4", "c3"), Fix("remove", "C1", "c3"))),
-    "guidance-unknown": Scene(phase="play", game="topple", title="Tiki Topple",
+    "guidance-unknown": Scene(phase=Phase.PLAY, game="topple", title="Tiki Topple",
                               board="table-7", to_move=0, scores=(12, 7, 9),
                               guidance_kind=GuidanceKind.MISMATCH,
                               fixes=(Fix("unknown", "04a224e2b31c80", "s6"),)),
-    "takeback": Scene(phase="play", game="topple", title="Tiki Topple", board="table-7",
+    "takeback": Scene(phase=Phase.PLAY, game="topple", title="Tiki Topple", board="table-7",
                       to_move=0, scores=(12, 7, 9), takeback=("s3", "s4", "s5"),
                       guidance_kind=GuidanceKind.MISMATCH,
                       fixes=(Fix("move", "Nani", "s3", "s5"), Fix("move", "Lokahi", "s4", "s3"),
                              Fix("move", "Huhu", "s5", "s4"))),
-    "over": Scene(phase="over", game="topple", title="Tiki Topple", board="table-7",
+    "over": Scene(phase=Phase.OVER, game="topple", title="Tiki Topple", board="table-7",
                   players=("Ana", "Ben", "Caroline"), scores=(31, 40, 22), winners=(1,),
                   menu_players=3),
-    "offline": Scene(phase="offline", game="topple", title="Tiki Topple", board="table-7",
+    "offline": Scene(phase=Phase.OFFLINE, game="topple", title="Tiki Topple", board="table-7",
                      link_detail="no device /dev/tikiboard-sensors"),
-    "store-error": Scene(phase="error", game="topple", title="Tiki Topple", board="table-7",
+    "store-error": Scene(phase=Phase.ERROR, game="topple", title="Tiki Topple", board="table-7",
                          store_error="disk I/O error"),
-    "error": Scene(phase="error", game="topple", title="Tiki Topple", board="table-7",
+    "error": Scene(phase=Phase.ERROR, game="topple", title="Tiki Topple", board="table-7",
                    message="cannot open hardware/boards/topple.json: no such file"),
 }
 
@@ -110,10 +111,10 @@ class BoardExample:
 #: The board pictures of the docs.
 BOARDS: dict[str, BoardExample] = {
     "topple-confirm": BoardExample(
-        "topple", Scene(phase="play", game="topple", to_move=1, scores=(12, 7, 9),
+        "topple", Scene(phase=Phase.PLAY, game="topple", to_move=1, scores=(12, 7, 9),
                         confirmed=("s2", "s3", "s4"), confirmed_at=0.0)),
     "topple-guidance": BoardExample(
-        "topple", Scene(phase="play", game="topple", to_move=0, scores=(12, 7, 9),
+        "topple", Scene(phase=Phase.PLAY, game="topple", to_move=0, scores=(12, 7, 9),
                         guidance_kind=GuidanceKind.MISMATCH,
                         fixes=(Fix("move", "Nui", "s6", "s2"), Fix("remove", "Kapu", "card"),
                                Fix("place", "Eepo", "s9")))),
@@ -122,13 +123,13 @@ BOARDS: dict[str, BoardExample] = {
     "topple-takeback": BoardExample(
         "topple", SCREENS["takeback"]),
     "tactiki-follow-up": BoardExample(
-        "tactiki", Scene(phase="play", game="tactiki", to_move=1, scores=(0, 0),
+        "tactiki", Scene(phase=Phase.PLAY, game="tactiki", to_move=1, scores=(0, 0),
                          guidance_kind=GuidanceKind.FOLLOW_UP, confirmed=("c2", "c3"),
                          confirmed_at=0.0,
                          fixes=(Fix("remove", "C4", "c3"), Fix("remove", "C1", "d3"))),
         times=(0.05, 0.35, 0.65, 1.25), size=160),
     "topple-offline": BoardExample(
-        "topple", Scene(phase="offline", game="topple", to_move=1, scores=(12, 7, 9)),
+        "topple", Scene(phase=Phase.OFFLINE, game="topple", to_move=1, scores=(12, 7, 9)),
         times=(0.0, 0.6, 1.2, 1.8)),
 }
 

@@ -31,7 +31,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee import sdnotify
 from pi_app.referee.address import lan_address
 from pi_app.referee.config import Config
-from pi_app.referee.feed import StationFeed
+from pi_app.referee.feed import Phase, StationFeed
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreDamaged, StoreError
 
@@ -312,7 +312,7 @@ async def _open_store(config: Config, stop: asyncio.Event) -> EventStore | None:
                     log.warning("%s set aside as %s, unchanged; a new database is in its "
                                 "place: %s", path, aside, store_damage.kept_words(kept))
                     return store
-                scene = fb.Scene(phase="error", game=config.station.game,
+                scene = fb.Scene(phase=Phase.ERROR, game=config.station.game,
                                  language=config.station.language,
                                  board=config.station.board, store_error=why,
                                  store_damaged=(translator(config.station.language).gettext(

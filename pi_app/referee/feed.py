@@ -52,6 +52,19 @@ from pi_app.referee.session import Session
 from pi_app.referee.store import Event
 
 
+class Phase(StrEnum):
+    """What the station's screen shows (``Scene.phase``, the station's own ``Status.phase``);
+    the feed says it as a :class:`StationStatus` (:meth:`StationStatus.of_phase`)."""
+
+    MENU = "menu"          # game over, choosing the next game
+    SETUP = "setup"        # the pieces are being put in place
+    PLAY = "play"
+    PROMPT = "prompt"      # a question is on the screen
+    OVER = "over"
+    OFFLINE = "offline"    # the sensor board is unplugged
+    ERROR = "error"        # moves cannot be stored
+
+
 class StationStatus(StrEnum):
     """What a station is doing, as its feed says it (``snapshot["status"]``)."""
 
@@ -66,19 +79,20 @@ class StationStatus(StrEnum):
     ERROR = "error"            # moves cannot be stored
 
     @classmethod
-    def of_phase(cls, phase: str,
+    def of_phase(cls, phase: Phase,
                  guidance_kind: GuidanceKind | None = None) -> StationStatus:
-        """The status of a station's screen phase (``feedback.PHASES``) and its guidance."""
-        if phase == "play" and guidance_kind is GuidanceKind.MISMATCH:
+        """The status of a station's screen phase and its guidance."""
+        if phase is Phase.PLAY and guidance_kind is GuidanceKind.MISMATCH:
             return cls.MISMATCH
-        if phase == "play" and guidance_kind is GuidanceKind.FOLLOW_UP:
+        if phase is Phase.PLAY and guidance_kind is GuidanceKind.FOLLOW_UP:
             return cls.FOLLOW_UP
         return _PHASES.get(phase, cls.IDLE)
 
 
-_PHASES = {"setup": StationStatus.SETUP, "play": StationStatus.PLAYING,
-           "prompt": StationStatus.PROMPT, "over": StationStatus.OVER, "menu": StationStatus.OVER,
-           "offline": StationStatus.OFFLINE, "error": StationStatus.ERROR}
+_PHASES = {Phase.SETUP: StationStatus.SETUP, Phase.PLAY: StationStatus.PLAYING,
+           Phase.PROMPT: StationStatus.PROMPT, Phase.OVER: StationStatus.OVER,
+           Phase.MENU: StationStatus.OVER, Phase.OFFLINE: StationStatus.OFFLINE,
+           Phase.ERROR: StationStatus.ERROR}
 
 
 class PromptShown(TypedDict):

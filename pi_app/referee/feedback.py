@@ -36,6 +36,7 @@ from pi_app.board.geometry import Geometry
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.hw.leds import RGB
 from pi_app.i18n import N_, Said, game_title, translator
+from pi_app.referee.feed import Phase
 
 OFF: RGB = (0, 0, 0)
 
@@ -47,7 +48,7 @@ WHITE: RGB = (144, 144, 144)
 #: How bright "the others" glow next to the one fix to do now.
 DIM = 0.25
 
-PHASES = ("menu", "setup", "play", "prompt", "over", "offline", "error")
+PHASES = tuple(Phase)
 GUIDANCE_KINDS = tuple(GuidanceKind)
 #: ``confirmed_at`` of a scene with nothing confirmed yet.
 NEVER = -1e9
@@ -187,7 +188,7 @@ class Scene:
     aside (what is wrong and what would be kept); it takes the whole screen.
     """
 
-    phase: str = "play"
+    phase: Phase = Phase.PLAY
     game: str = ""
     title: str = ""
     board: str = ""

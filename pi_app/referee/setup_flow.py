@@ -25,6 +25,7 @@ from pi_app.board.follower import Prompt, PromptKind
 from pi_app.games.base import Card, SetupInput
 from pi_app.i18n import N_, Said
 from pi_app.referee import feedback as fb
+from pi_app.referee.feed import Phase
 from pi_app.referee.session import Session
 from pi_app.referee.setup_reader import StackOrder, stacks_record, start_state
 
@@ -161,7 +162,7 @@ def _read_stacks(station: Station, now: float) -> None:
     station.follower.reset(state)
     station.status.reading = None
     station.status.message = ""
-    station.status.phase = "play"
+    station.status.phase = Phase.PLAY
 
 
 def _ask_order(station: Station, now: float, unsure: tuple[str, ...]) -> None:

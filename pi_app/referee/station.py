@@ -49,7 +49,7 @@ from pi_app.records import fold
 from pi_app.referee import feedback as fb
 from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
-from pi_app.referee.feed import ActionError, FeedSnapshot, StationFeed, StationStatus
+from pi_app.referee.feed import ActionError, FeedSnapshot, Phase, StationFeed, StationStatus
 from pi_app.referee.opponent import HINT_LEVEL, POLL_S, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.postgame import PostGame
@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 class Status:
     """What the station is doing, for the LEDs, the screen and the feed."""
 
-    phase: str = "setup"   # setup, play, over, menu
+    phase: Phase = Phase.SETUP
     link_up: bool = True
     link_detail: str = ""
     store_error: str = ""
@@ -163,7 +163,7 @@ class Station:
             try:
                 session = Session.resume(self.store, row)
                 self._seats_of(session)
-                self.status.phase = "setup"  # the board is checked against the stored game
+                self.status.phase = Phase.SETUP  # the board is checked against the stored game
                 self.status.message = Said.gettext("resumed game {number}", number=row.id)
                 log.info("resumed game %s (%s), %d moves", row.id, row.game,
                          len(session.history))
@@ -212,7 +212,7 @@ class Station:
                               board=self.config.station.board, players=names,
                               station_seats=self.opponent.levels)
         self.status = replace(Status(), link_up=self.status.link_up,
-                              link_detail=self.status.link_detail, phase="setup",
+                              link_detail=self.status.link_detail, phase=Phase.SETUP,
                               notice=self.status.notice)
         return session
 
@@ -344,10 +344,10 @@ class Station:
                 self.status.guidance = None
                 self.status.takeback = ()
                 if self.status.phase == "setup" and not self.blocked():
-                    self.status.phase = "play"
+                    self.status.phase = Phase.PLAY
         if self.status.phase == "setup" and not self.blocked() and \
                 self.follower.decide(now).verdict is Verdict.UNCHANGED:
-            self.status.phase = "play"
+            self.status.phase = Phase.PLAY
             self.status.guidance = None
 
     def _moved(self, outcome: MoveAccepted, now: float) -> None:
@@ -370,7 +370,7 @@ class Station:
             self._store_failed(str(exc), now)
             return
         self.status.store_error = ""
-        self.status.phase = "play"
+        self.status.phase = Phase.PLAY
         self.status.message = ""
         self.status.last_move = outcome.text
         self.status.confirmed = fb.changed_cells(
@@ -393,7 +393,7 @@ class Station:
                 event = self.session.finish_if_over()
                 if event is not None:
                     self.feed.event(event)
-            self.status.phase = "over"
+            self.status.phase = Phase.OVER
             self._review()
             return
         if game.to_move(state) is None:  # a Topple round is over: deal the next one
@@ -418,7 +418,7 @@ class Station:
         self.feed.event(self.session.dealt(new_state, game.round_record(new_state)))
         self._deal_at = None
         self.follower.reset(new_state)
-        self.status.phase = "setup"
+        self.status.phase = Phase.SETUP
         self.status.message = N_("new round: set up the line")
         setup_flow.start_if_due(self)
 
@@ -466,9 +466,9 @@ class Station:
             at = choices.index(current) if current in choices else -1
             status.menu_game, status.menu_players, status.menu_preset = \
                 choices[(at + 1) % len(choices)]
-            status.phase = "menu"
+            status.phase = Phase.MENU
         elif button == "back" and status.phase == "menu":
-            status.phase = "over"
+            status.phase = Phase.OVER
         elif button == "ok":
             game, count, preset = current if current in choices else choices[0]
             chosen = preset_options(game, preset, count) if preset else None
@@ -532,7 +532,7 @@ class Station:
         self.session.record = fold(self.session.record, [("result", result)])
         self.feed.event(event)
         self.status.prompt = None
-        self.status.phase = "over"
+        self.status.phase = Phase.OVER
         self.status.message = N_("draw agreed")
         self._review()
 
@@ -610,13 +610,13 @@ class Station:
 
     def scene(self, now: float) -> fb.Scene:
         game, state, status = self.session.game, self.session.state, self.status
-        phase = "setup" if self.blocked() else status.phase
+        phase = Phase.SETUP if self.blocked() else status.phase
         if not status.link_up:
-            phase = "offline"
+            phase = Phase.OFFLINE
         elif status.store_error:
-            phase = "error"
+            phase = Phase.ERROR
         elif status.prompt is not None and phase == "play":
-            phase = "prompt"
+            phase = Phase.PROMPT
         guidance = None if status.reading is not None else status.guidance
         prompt_cells: tuple[str, ...] = ()
         if status.prompt is not None:
