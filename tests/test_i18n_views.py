@@ -186,6 +186,18 @@ def test_in_the_browser_the_board_page_stays_in_its_language(dashboard: ServerTh
     assert driver.find_element(By.ID, "feed").text in ("en direct", "")
 
 
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_login_page_speaks_the_viewers_language(dashboard: ServerThread, lang: str) -> None:
+    english = texts(_page(dashboard, "/login?lang=en"))
+    assert "Log in" in english
+    assert english_left(english, texts(_page(dashboard, f"/login?lang={lang}")), lang) == []
+    wrong = request(dashboard.port, "POST", "/login", "username=bob&password=nope",
+                    {"Content-Type": "application/x-www-form-urlencoded",
+                     "Accept-Language": lang})
+    said = i18n.translator(lang).gettext("Wrong name or password.")
+    assert wrong.status == 401 and said in wrong.text and said != "Wrong name or password."
+
+
 def test_the_overview_says_results_in_the_viewers_language(dashboard: ServerThread) -> None:
     italian = _page(dashboard, "/?lang=it")
     assert "da confermare: vittoria di giocatore 2 5\u20139" in italian

@@ -52,7 +52,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from pi_app.i18n import LANGUAGES, SOURCE, choose, translator
+from pi_app.i18n import LANGUAGES, N_, SOURCE, choose, translator
 from pi_app.net import pages
 from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
@@ -253,28 +253,37 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
 
         return _Stream(events(), done)
 
-    def login_page(message: str, status: int) -> Response:
-        return HTMLResponse(pages.render(pages.LOGIN_HTML, event=desk.event, message=message),
-                            status_code=status)
+    def login_page(request: Request, message: str, status: int, **values: str) -> Response:
+        """The login form in its reader's language, ``message`` (with ``values``) above it."""
+        lang = reader(request)
+        _ = translator(lang).gettext
+        words = {"title": _("Referee login"), "heading": _("{event}: referee login").format(
+                     event=desk.event), "name": _("Name"), "password": _("Password"),
+                 "log_in": _("Log in")}
+        return HTMLResponse(pages.render(pages.LOGIN_HTML, lang=lang,
+                                         message=_(message).format(**values) if message else "",
+                                         **{f"w_{k}": v for k, v in words.items()}),
+                            status_code=status, headers={"vary": "Accept-Language"})
 
     async def login(request: Request) -> Response:
         if request.method == "GET":
-            return login_page("", 200)
+            return login_page(request, "", 200)
         who = client_of(request)
         wait = brake.take(who)  # counted now: a slow body is still one try
         if wait > 0:
-            return login_page(f"Too many tries: wait {wait:.0f} s.", 429)
+            return login_page(request, N_("Too many tries: wait {seconds} s."), 429,
+                              seconds=f"{wait:.0f}")
         try:
             form = _form(await request.body())
         except UnicodeDecodeError:
-            return login_page("The form must be sent as UTF-8.", 400)
+            return login_page(request, N_("The form must be sent as UTF-8."), 400)
         user, password = form.get("username", ""), form.get("password", "")
         encoded = users.get(user)
         # Verify against a dummy hash for unknown names, so timing does not reveal them; in a
         # worker thread, so a login does not stall every other page for the hash's duration.
         ok = await asyncio.to_thread(verify_password, password, encoded or _DUMMY)
         if not ok or encoded is None:
-            return login_page("Wrong name or password.", 401)
+            return login_page(request, N_("Wrong name or password."), 401)
         brake.succeeded(who)
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(COOKIE, signer.sign(user), max_age=int(signer.ttl), httponly=True,

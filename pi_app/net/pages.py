@@ -694,13 +694,13 @@ BOARD_HTML = """<!doctype html>
 """
 
 LOGIN_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Referee login</title>
+<html lang="{{lang}}"><head><meta charset="utf-8"><title>{{w_title}}</title>
 <link rel="stylesheet" href="/static/site.css"></head>
-<body><header><h1>{{event}}: referee login</h1></header><main><section>
+<body><header><h1>{{w_heading}}</h1></header><main><section>
 <p class="warn">{{message}}</p>
-<form method="post" action="/login"><label>Name <input name="username" autocomplete="username">
-</label><label>Password <input name="password" type="password"
- autocomplete="current-password"></label><button type="submit">Log in</button></form>
+<form method="post" action="/login"><label>{{w_name}} <input name="username"
+ autocomplete="username"></label><label>{{w_password}} <input name="password" type="password"
+ autocomplete="current-password"></label><button type="submit">{{w_log_in}}</button></form>
 </section></main></body></html>
 """
 
