@@ -59,10 +59,12 @@ def test_gaps_while_tikis_shift_are_never_moves() -> None:
 
 
 def test_first_swap_of_an_up2_waits_and_the_second_swap_decides() -> None:
-    """Swapping one slot at a time: the first swap looks like an Up 1 (a transit view)."""
+    """Swapping one slot at a time: the first swap looks like an Up 1 (a transit view). The
+    hand pauses 0.4 s between the swaps, less than the next player's quickest start (0.5 s:
+    a longer pause is asked about, test_inference_pace)."""
     rig = Rig("topple", start())
     out = rig.act(("lift", "Nui", "s4"), ("lift", "Eepo", "s3"), ("put", "Nui", "s3"),
-                  ("put", "Eepo", "s4"), linger=0.3)
+                  ("put", "Eepo", "s4"), linger=0.2)
     assert Rig.accepted(out) == []  # could be the first half of up2 Nui
     out = rig.act(("lift", "Nui", "s3"), ("lift", "Kapu", "s2"), ("put", "Nui", "s2"),
                   ("put", "Kapu", "s3"))
@@ -75,7 +77,8 @@ def test_up1_is_accepted_once_the_board_rests() -> None:
                   ("put", "Eepo", "s4"))
     accepted = [o for o in out if isinstance(o, MoveAccepted)]
     assert [a.text for a in accepted] == ["up1 Nui"]
-    assert rig.follower.settle_long - 0.01 <= accepted[0].since_rest <= 1.0
+    assert rig.follower.settle_long - 0.01 <= accepted[0].since_rest <= \
+        rig.follower.settle_long + 0.01
 
 
 def test_ambiguity_up1_of_bottom_or_topple_of_the_one_above_asks_by_button() -> None:

@@ -17,14 +17,15 @@ from rig import Rig
 from test_board_manami_tactiki import TOTEM_ON_B2, manami, tactiki
 from test_board_topple import start
 
-from tools.bench.accuracy import run
 from pi_app.board.equipment import registry_for
-from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised
+from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised, Outcome
 from pi_app.board.geometry import load_geometry
+from pi_app.board.inference import Verdict
 from pi_app.games import get_game
 from pi_app.readings import PresenceChanged, SensorEvent
 from pi_app.sim.hands import Action
 from pi_app.sim.table import Pace, SimTable
+from tools.bench.accuracy import run
 
 
 def toasted() -> Any:
@@ -40,7 +41,7 @@ def test_a_toast_followed_at_once_by_the_next_move_is_taken() -> None:
     out = rig.act(("lift", "Huhu", "s9"), linger=0.6)
     assert Rig.accepted(out) == []  # a Toast alone still waits (a knock looks the same)
     out = rig.act(("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
-                  ("put", "Nui", "s5"), gap=0.15, linger=1.0)
+                  ("put", "Nui", "s5"), gap=0.15, linger=1.5)
     assert Rig.accepted(out) == ["toast", "up1 Lokahi"]
     assert [t for _, t in rig.follower.history] == ["toast", "up1 Lokahi"]
     assert Rig.guidance(out) == []
@@ -136,6 +137,13 @@ def swap_lokahi_up(rig: Rig) -> list[Action]:
     return actions
 
 
+def swap_up(rig: Rig, tiki: str, cell: str, above: str, above_cell: str, *, gap: float = 0.15,
+            linger: float = 1.5) -> list[Outcome]:
+    """A hand swaps ``tiki`` up past the tiki above it, an action every ``gap`` seconds."""
+    return rig.act(("lift", tiki, cell), ("lift", above, above_cell), ("put", tiki, above_cell),
+                   ("put", above, cell), gap=gap, linger=linger)
+
+
 def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
     """The presence contact of the empty bottom slot chatters (closed for 30 ms every 0.25 s,
     shorter than the debounce) while the next player swaps Lokahi up one: the chatter is no
@@ -158,15 +166,16 @@ def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
 
 
 def test_a_move_that_waits_to_rest_is_taken_when_the_next_move_shows_it() -> None:
-    """Lokahi up one (also the first swap of an Up 2, so it waits 0.7 s of rest), and 0.45 s
+    """Lokahi up one (also the first swap of an Up 2, so it waits 1 s of rest), and 0.45 s
     later the next player swaps Akamai up one: the second swap starts from the line after the
-    first, so the first was finished. Both are taken, none is missed."""
+    first, so the first was finished. Both are taken, none is missed (once the second rested
+    as long as a hand pauses: Nui down two slots is also the middle of a Topple of Nui)."""
     rig = Rig("topple", toasted())
     out = rig.act(("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Lokahi", "s4"),
                   ("put", "Nui", "s5"), gap=0.15, linger=0.3)
     assert Rig.accepted(out) == []
     out = rig.act(("lift", "Akamai", "s6"), ("lift", "Nui", "s5"), ("put", "Akamai", "s5"),
-                  ("put", "Nui", "s6"), gap=0.15, linger=1.0)
+                  ("put", "Nui", "s6"), gap=0.15, linger=1.5)
     assert Rig.accepted(out) == ["up1 Lokahi", "up1 Akamai"]
     assert Rig.guidance(out) == []
 
@@ -242,4 +251,127 @@ def test_a_swap_onto_a_contact_that_does_not_hold_closed_is_taken() -> None:
     reopens = PresenceChanged(actions[2].t + 0.05, sensor, False)
     out = rig.deliver(sorted([*rig.sensors.run(actions), reopens], key=lambda e: e.t))
     assert Rig.accepted(out) == ["up1 Lokahi"]
+    assert Rig.guidance(out) == []
+
+
+def test_two_toasts_in_a_row_then_a_move_are_all_taken() -> None:
+    """Huhu toasted, and 0.8 s after it is gone the next player toasts Wikiwiki, and 0.8 s
+    later the first swaps Lokahi up one: no removal rested its 1.5 s, but the swap starts from
+    the line without both, so both Toasts happened. (Two pieces gone alone prove nothing: a
+    hand lifting the bottom two tikis for an Up 1 looks the same.)"""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Huhu", "s9"), linger=1.1)
+    out += rig.act(("lift", "Wikiwiki", "s8"), linger=1.1)
+    assert Rig.accepted(out) == []
+    out += swap_up(rig, "Lokahi", "s5", "Nui", "s4")
+    assert Rig.accepted(out) == ["toast", "toast", "up1 Lokahi"]
+    assert Rig.guidance(out) == []
+
+
+def test_two_toasts_in_a_row_that_rest_are_taken() -> None:
+    """Two Toasts in a row and then the players stop (the round's last cards, or they look at
+    the station): the board without both tikis rests as long as a single Toast must, and
+    both are taken."""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Huhu", "s9"), linger=1.1)
+    out += rig.act(("lift", "Wikiwiki", "s8"), linger=3.0)
+    assert Rig.accepted(out) == ["toast", "toast"]
+    assert Rig.guidance(out) == []
+    assert rig.follower.state.line[-1] == "Nani"
+
+
+def test_a_hand_holding_the_bottom_two_tikis_a_long_time_is_no_two_toasts() -> None:
+    """A hand lifts Huhu, then Wikiwiki, for an Up 1 of Huhu, and holds both three seconds
+    before it puts them down swapped (which looks like a Topple of Wikiwiki: the players say
+    which). Whatever the station made of the two gaps meanwhile, the record ends with the Up 1
+    alone, and nothing is left to put right."""
+    rig = Rig("topple", toasted())
+    rig.act(("lift", "Huhu", "s9"), ("lift", "Wikiwiki", "s8"), gap=0.5, linger=3.0)
+    out = rig.act(("put", "Huhu", "s8"), ("put", "Wikiwiki", "s9"), gap=0.3, linger=2.0)
+    assert [p.options for p in Rig.prompts(out)] == [("up1 Huhu", "topple Wikiwiki")]
+    rig.press("ok")
+    assert [t for _, t in rig.follower.history] == ["up1 Huhu"]
+    assert rig.follower.decide(rig.now).verdict is Verdict.UNCHANGED
+
+
+def test_two_toasts_and_a_fumbled_tiki_put_back_are_two_toasts() -> None:
+    """Two Toasts in a row, then a hand picks up Nani (now the bottom tiki) and puts it back
+    half a second later: for that moment the board looked like a third Toast. Nani back, the
+    two Toasts are taken once the board rests, and nothing is shown as a mismatch."""
+    rig = Rig("topple", toasted())
+    out = rig.act(("lift", "Huhu", "s9"), linger=1.1)
+    out += rig.act(("lift", "Wikiwiki", "s8"), linger=0.8)
+    out += rig.act(("lift", "Nani", "s7"), ("put", "Nani", "s7"), gap=0.5, linger=3.0)
+    assert Rig.accepted(out) == ["toast", "toast"]
+    assert Rig.guidance(out) == []
+
+
+def test_an_up3_made_one_swap_at_a_time_with_long_pauses_is_asked_about() -> None:
+    """Lokahi swapped up one slot at a time, the hand resting 0.8 s between the swaps: as long
+    as the next player may take to start, so each swap could also be a move of its own (an Up
+    1, then the next player's Up 2). The station takes none of them for a move by itself: it
+    asks, and the card tapped says it was one Up 3."""
+    rig = Rig("topple", toasted())
+    out = swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.65)
+    out += swap_up(rig, "Lokahi", "s4", "Hookipa", "s3", linger=0.65)
+    out += swap_up(rig, "Lokahi", "s3", "Eepo", "s2", linger=1.5)
+    assert Rig.accepted(out) == []
+    assert "up3 Lokahi" in Rig.prompts(out)[-1].options
+    rig.follower.choose("up3", rig.now)
+    assert [t for _, t in rig.follower.history] == ["up3 Lokahi"]
+
+
+def test_an_up3_made_one_swap_at_a_time_with_short_pauses_is_one_move() -> None:
+    """The same swaps with 0.3 s between them: sooner than any next player starts, so it is
+    one hand making one Up 3, taken without a question."""
+    rig = Rig("topple", toasted())
+    out = swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.15)
+    out += swap_up(rig, "Lokahi", "s4", "Hookipa", "s3", linger=0.15)
+    out += swap_up(rig, "Lokahi", "s3", "Eepo", "s2", linger=1.5)
+    assert Rig.accepted(out) == ["up3 Lokahi"]
+    assert Rig.prompts(out) == []
+
+
+def test_an_up2_and_the_next_players_up1_of_the_same_tiki_are_asked_about() -> None:
+    """Lokahi up two, and 0.6 s after it came to rest the next player swaps Lokahi up once
+    more: the board shows what an Up 3 would, but the next player may have started. Asked,
+    the players say Up 2 (by buttons): both moves are in the record, in order."""
+    rig = Rig("topple", toasted())
+    rig.act(("lift", "Lokahi", "s5"), ("lift", "Nui", "s4"), ("put", "Nui", "s5"),
+            ("lift", "Hookipa", "s3"), ("put", "Hookipa", "s4"), ("put", "Lokahi", "s3"),
+            gap=0.15, linger=0.45)
+    out = swap_up(rig, "Lokahi", "s3", "Eepo", "s2", linger=1.0)
+    assert Rig.accepted(out) == []
+    assert Rig.prompts(out)[-1].options == ("up3 Lokahi", "up2 Lokahi")
+    rig.press("menu")
+    rig.press("ok")
+    rig.wait_until(rig.now + 1.0)
+    assert [t for _, t in rig.follower.history] == ["up2 Lokahi", "up1 Lokahi"]
+
+
+def test_a_swap_and_the_next_players_swap_back_are_asked_about() -> None:
+    """Lokahi up one, and 0.6 s later the next player swaps Nui back up past it: the board is
+    as it was, which is also what a hand that swapped two tikis and thought better of it
+    leaves. The station asks whether Up 1 Lokahi was played; yes, and the next move follows."""
+    rig = Rig("topple", toasted())
+    swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.45)
+    out = swap_up(rig, "Nui", "s5", "Lokahi", "s4", linger=1.0)
+    assert Rig.prompts(out)[-1].options == ("up1 Lokahi",)
+    rig.press("ok")
+    rig.wait_until(rig.now + 1.0)
+    assert [t for _, t in rig.follower.history] == ["up1 Lokahi", "up1 Nui"]
+
+
+def test_a_move_in_the_middle_of_a_row_that_looks_like_a_hand_going_on_is_taken() -> None:
+    """Lokahi up one; 0.6 s later the next player swaps Akamai up past Nui (Nui is then two
+    slots down: also the middle of a Topple of Nui, a hand that may still be going on); 0.55 s
+    later the first player makes an Up 3 of Huhu. The last shows the two before it happened:
+    all three are taken, in order."""
+    rig = Rig("topple", toasted())
+    out = swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.45)
+    out += swap_up(rig, "Akamai", "s6", "Nui", "s5", linger=0.4)
+    out += rig.act(("lift", "Huhu", "s9"), ("lift", "Wikiwiki", "s8"), ("put", "Wikiwiki", "s9"),
+                   ("lift", "Nani", "s7"), ("put", "Nani", "s8"), ("lift", "Nui", "s6"),
+                   ("put", "Nui", "s7"), ("put", "Huhu", "s6"), gap=0.15, linger=1.5)
+    assert Rig.accepted(out) == ["up1 Lokahi", "up1 Akamai", "up3 Huhu"]
     assert Rig.guidance(out) == []

@@ -16,7 +16,16 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   unfinished move is accepted or asked about. A complete, unambiguous, finished move does not
   wait at all.
 * ``settle_long``: the same for a move whose picture is also a moment in the middle of another
-  legal move (Topple's Toast lifts the bottom tiki, and so does the start of many a Topple).
+  legal move (Topple's Toast lifts the bottom tiki, and so does the start of many a Topple; an
+  Up 1 is the first swap of an Up 2). Longer than a hand pauses between two actions of one
+  move (the slowest simulated hands: 0.9 s, plus a scan to see it): a hand that swaps a tiki
+  up one slot at a time and pauses between the swaps has not finished.
+* ``settle_next``: the soonest the next player starts after a move came to rest (players at
+  real pace: 0.5-4 s). When a move that waits ``settle_long`` rested at least this long and
+  the board then goes on to a picture that is both a longer move of the same player and that
+  move followed by the next player's (an Up 2 then an Up 1 of the same tiki, or an Up 3), the
+  sensors cannot tell who moved: the players are asked which card was played (never a guess).
+  Sooner, it is the same hand going on.
 * ``revise_window``: should a hand still rest longer than that mid-move, or a knocked piece
   make a move look like another for a moment, the follower revises: when, within this time of
   accepting a move, the board shows a legal result of the position before it that nothing
@@ -228,7 +237,8 @@ class Follower(Generic[S, M]):
     settle_min: float | None = None
     """None: the board's own (``Geometry.settle_min``)."""
     settle: float = 0.25
-    settle_long: float = 0.7
+    settle_long: float = 1.0
+    settle_next: float = 0.5
     settle_removal: float = 1.5
     grace: float = 1.2
     revise_window: float = 2.5
@@ -253,8 +263,16 @@ class Follower(Generic[S, M]):
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
         # A move that waits to rest (a Toast, an Up 1 that may become an Up 2) whose picture
-        # held for ``settle``, not taken yet, and the position after it (built when needed).
-        self._held: tuple[Option, Position | None] | None = None
+        # held for ``settle``, not taken yet, and the position after it (built when needed);
+        # then any removals whose pictures held after it in turn (a second Toast), in order.
+        self._held: list[tuple[Option, Position | None]] = []
+        self._held_rest = 0.0   # when the board last changed since the first held was held
+        self._held_showing = False  # the board has shown that move's picture since then
+        self._held_pause = 0.0  # the longest it rested at that picture before it changed
+        # The removals the board alone took last, in a row (the position before each, and
+        # the move): a piece one of them took off that is back on the board undoes it and
+        # those after it (two Toasts in a row that were a hand holding two tikis).
+        self._removals: list[tuple[Position, Option]] = []
         self._follow_up = self._pending_follow_up()
 
     @property
@@ -302,7 +320,7 @@ class Follower(Generic[S, M]):
         self._position = None
         self._prepared = False
         self._shown = None
-        self._held = None
+        self._held = []
 
     def _decisions(self, now: float) -> list[Outcome[S]]:
         """Decisions the sensors cannot see. When every legal move is one (Manami's
@@ -442,12 +460,25 @@ class Follower(Generic[S, M]):
                 # making the move again. Once the board shows the position, it may.
                 decision = Decision(Verdict.UNKNOWN)
         verdict = decision.verdict
+        if self._held and self.tracker.last_change > self._held_rest:
+            # The board changed: how long did it rest at the held move's picture before?
+            if self._held_showing:
+                self._held_pause = max(self._held_pause,
+                                       self.tracker.last_change - self._held_rest)
+            self._held_rest = self.tracker.last_change
+        self._held_showing = bool(self._held) and key == self._held[0][0].placement
+        split = self._split(decision, observation)
+        if split is not None:
+            if quiet >= self.settle:
+                self._asking = _Asking(PromptKind.AMBIGUOUS, key, (*decision.options, split))
+                out.append(self._prompt(now))
+            return out
         if verdict is not Verdict.SETTLING:
             chained = self._after_held(observation, verdict, quiet, now)
             if chained or verdict is Verdict.UNCHANGED:
-                self._held = None  # taken, or the board is back as it was: no move now
-            if chained:
-                return out + chained
+                self._held = []  # taken, or the board is back as it was: no move now
+            if chained is not None:
+                return out + chained  # (none yet: removals in a row, held)
         if verdict is Verdict.UNCHANGED:
             tidied = self._follow_up is not None
             self._follow_up = None
@@ -471,8 +502,12 @@ class Follower(Generic[S, M]):
             option = decision.options[0]
             if quiet >= self._rest_needed(option):
                 return out + self._accept(option, now, quiet, Acceptance.SETTLED)
-            if quiet >= self.settle and (self._held is None or self._held[0] is not option):
-                self._held = (option, None)
+            if quiet >= self.settle:
+                if not self._held or self._held[0][0] is not option:
+                    self._held = [(option, None)]
+                    self._held_pause = 0.0
+                    self._held_rest, self._held_showing = self.tracker.last_change, True
+                del self._held[1:]  # back to its picture: what was held after it was not
             return out
         if verdict is Verdict.AMBIGUOUS:
             if quiet >= self.settle:
@@ -545,34 +580,80 @@ class Follower(Generic[S, M]):
         return False
 
     def _after_held(self, observation: Observation, verdict: Verdict, quiet: float,
-                    now: float) -> list[Outcome[S]]:
-        """Take the move the board showed for ``settle`` (``_held``) when the picture now,
+                    now: float) -> list[Outcome[S]] | None:
+        """Take the moves the board showed for ``settle`` (``_held``) when the picture now,
         which no legal move of the position explains, is a legal move of the position after
-        it: the next player went on from the board the last one left. Only a move that puts a
-        piece somewhere proves it (clear, or resting as long as it would have to). More pieces
-        gone do not, however long they rest: a second Toast looks just like a hand that lifted
-        the bottom tiki and the one above it for an Up 1 and hesitates. A picture on the way
-        to one of the position's own moves must also rest ``settle_long``: a hand may be half
-        way."""
-        if self._held is None or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
-            return []
-        option, after = self._held
-        if after is None:
-            earlier = [self.state, *(s for s, _ in reversed(self.history[-TAKEBACK_DEPTH + 1:]))]
-            after = Position.build(self.game, option.state, self.cells, earlier)
-            self._held = (option, after)
-        if verdict is Verdict.IN_PROGRESS and quiet < self.settle_long:
-            return []
+        them: the next player went on from the board the last one left. Only a move that puts
+        a piece somewhere proves it (clear, or resting as long as it would have to). More
+        pieces gone do not, at once: a second Toast looks just like a hand that lifted the
+        bottom tiki and the one above it for an Up 1. Such a removal is held in turn, and the
+        row is taken when a move that puts a piece somewhere follows it, or once the board
+        rests ``settle_removal``, as long as a single removal must. A picture on the way to
+        one of the position's own moves must also rest ``settle_long``: a hand may be half
+        way.
+
+        None when the held moves do not explain the picture; an empty list while they do but
+        wait (no mismatch is shown for removals in a row)."""
+        if not self._held or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
+            return None
+        key = observation.key(self.cells)
+        for index in range(len(self._held) - 1):
+            if self._held_after(index).here == key:  # back to that one: the later were not
+                del self._held[index + 1:]
+                break
+        after = self._held_after(len(self._held) - 1)
         decision = after.classify(observation)
-        if decision.verdict is Verdict.MOVE:
+        if decision.verdict is Verdict.SETTLING and quiet >= self.settle and (
+                decision.options[0].lifts_only or verdict is Verdict.IN_PROGRESS):
+            # One more removal, or a move that may be the held one's hand still going on (on
+            # the way to a longer move of the position): held too, until it is proven.
+            self._held.append((decision.options[0], None))
+            return []
+        if decision.verdict is Verdict.UNCHANGED and len(self._held) > 1:
+            if quiet < self._rest_needed(self._held[-1][0]):
+                return []  # (more pieces gone is no proof yet: a hand may hold them)
+        elif verdict is Verdict.IN_PROGRESS and quiet < self.settle_long:
+            return None
+        elif decision.verdict is Verdict.MOVE:
             if quiet < self._settle_min and self._may_hover(decision.options[0], after.here):
-                return []
+                return None
         elif decision.verdict not in (Verdict.SETTLING, Verdict.AMBIGUOUS) or \
                 quiet < self.settle or any(o.lifts_only for o in decision.options):
-            return []  # (more pieces gone is no proof: a knocked neighbour looks the same)
-        out = self._accept(option, now, quiet, Acceptance.SETTLED)
-        self._position = after  # the next move is judged from it (prepare() goes on)
+            return None
+        steps = [(option, self._held_after(i)) for i, (option, _) in enumerate(self._held)]
+        out: list[Outcome[S]] = []
+        for option, after in steps:
+            out += self._accept(option, now, quiet, Acceptance.SETTLED)
+            self._position = after  # the next is judged from it (prepare() goes on)
         return out
+
+    def _split(self, decision: Decision, observation: Observation) -> Option | None:
+        """The held move, when the picture could be it followed by the next player's move as
+        well as the longer move (or moves) ``decision`` names, or as no move at all (the next
+        player's move put the board back as it was: one swap, and the next player swapped the
+        same two tikis back): the held move's picture rested long enough (``settle_next``)
+        for the next player to have started."""
+        if not self._held or self._held_pause < self.settle_next or decision.verdict not in (
+                Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.UNCHANGED):
+            return None
+        held = self._held[0][0]
+        if held.lifts_only or any(o.state == held.state for o in decision.options):
+            return None
+        after = self._held_after(0).classify(observation)
+        if after.verdict not in (Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS):
+            return None
+        return held
+
+    def _held_after(self, index: int) -> Position:
+        """The position after the ``index``-th held move (built on first use)."""
+        option, after = self._held[index]
+        if after is None:
+            before = [o.state for o, _ in reversed(self._held[:index])]
+            earlier = [*before, self.state, *(s for s, _ in reversed(self.history))]
+            after = Position.build(self.game, option.state, self.cells,
+                                   earlier[:TAKEBACK_DEPTH])
+            self._held[index] = (option, after)
+        return after
 
     def _rest_needed(self, option: Option) -> float:
         """How long the board must rest before ``option`` is accepted without asking."""
@@ -623,6 +704,7 @@ class Follower(Generic[S, M]):
         self._previous = (previous, replace(
             option, lifts_only=option.lifts_only or accepted.lifts_only,
             extendable=option.extendable or accepted.extendable), when)
+        self._removals = [(previous, self._previous[1])] if self._previous[1].lifts_only else []
         self._follow_up = option.placement if option.has_follow_up else None
         return [MoveRevised(now, accepted.text, option.text, option.state)]
 
@@ -636,18 +718,27 @@ class Follower(Generic[S, M]):
         Not bound to ``revise_window`` but to the next move: a hand that goes on with other
         pieces may keep the board from resting for seconds before the piece is seen back. (A
         piece the rules bring back, a TacTiki reincarnation, is a legal move, never asked here.)
+
+        Removals taken in a row (two Toasts) are undone from the one whose piece is back: a
+        hand that held the bottom two tikis long enough to pass for two Toasts puts back the
+        one it lifted first last.
         """
-        if self._previous is None:
+        if self._previous is None or not self._removals or quiet < self.settle:
             return []
-        previous, accepted, _ = self._previous
         # While the rules' follow-up is still due, its pieces (a fight's loser) have not left
         # the board yet: they cannot have come back.
-        after = self.position.here if self._follow_up is None else self._follow_up
-        if not accepted.lifts_only or quiet < self.settle \
-                or not _came_back(previous.here, after, observation):
-            return []
-        self._previous = None
-        return self._take_back(1, now)
+        now_here = self.position.here if self._follow_up is None else self._follow_up
+        afters = [previous.here for previous, _ in self._removals[1:]] + [now_here]
+        for index, ((previous, _), after) in enumerate(zip(self._removals, afters,
+                                                           strict=True)):
+            if _came_back(previous.here, after, observation, now_here):
+                plies = len(self._removals) - index
+                kept = self._removals[:index]
+                out = self._take_back(plies, now)
+                if kept:  # the removals before it stand, and may still be undone in turn
+                    self._previous, self._removals = (*kept[-1], now), kept
+                return out
+        return []
 
     # -- changing the position -------------------------------------------------------------------
     def _accept(self, option: Option, now: float, quiet: float = 0.0,
@@ -657,6 +748,12 @@ class Follower(Generic[S, M]):
         # chose by button or card, or the only one there was, stands.
         self._previous = (self.position, _open(option, how), now) if how.board_decided \
             else None
+        if not (how.board_decided and option.lifts_only):
+            self._removals = []
+        elif self._removals and self._removals[-1][1].state is not self.state:
+            self._removals = [(self.position, option)]  # (a row is of moves one after another)
+        else:
+            self._removals.append((self.position, option))
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
@@ -672,6 +769,7 @@ class Follower(Generic[S, M]):
         del self.history[-plies:]
         self._moved_to(state)
         self._previous = None
+        self._removals = []
         self._guide_now = True
         self._follow_up = None
         self._undone = left
@@ -688,6 +786,7 @@ class Follower(Generic[S, M]):
         self._asking = None
         self._follow_up = self._pending_follow_up()
         self._previous = None
+        self._removals = []
         self._undone = None
 
     def expect_only(self, text: str) -> None:
@@ -726,6 +825,7 @@ class Follower(Generic[S, M]):
         if option is not None:
             self._previous = (previous, _open(replace(option, lifts_only=lifts_only), how),
                               None)
+            self._removals = [(previous, self._previous[1])] if lifts_only else []
 
     def resume_takeback(self, left: Mapping[str, Sequence[str]]) -> None:
         """After a restart: the players pressed BACK, leaving ``left`` on the board (the store
@@ -773,15 +873,16 @@ def takeback_plies(game: Game[S, M], history: Sequence[tuple[S, str]]) -> int:
     return min(plies, len(history))
 
 
-def _came_back(before: ViewKey, after: ViewKey, observation: Observation) -> bool:
+def _came_back(before: ViewKey, after: ViewKey, observation: Observation,
+               now_here: ViewKey | None = None) -> bool:
     """True when a piece that went off the board between ``before`` and ``after`` is seen on
-    the board again."""
+    the board again, beyond what ``now_here`` (by default ``after``) has on it."""
     gone = Counter(p for _, cell in before for p in cell) - Counter(
         p for _, cell in after for p in cell)
     if not gone:
         return False
     seen = Counter(p for pieces in observation.pieces.values() for p in pieces)
-    expected = Counter(p for _, cell in after for p in cell)
+    expected = Counter(p for _, cell in (after if now_here is None else now_here) for p in cell)
     return bool((seen - expected) & gone)
 
 
