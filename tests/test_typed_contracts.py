@@ -218,3 +218,22 @@ def test_a_stored_mark_of_an_unknown_kind_is_no_fix() -> None:
     assert Fix.from_json({**mark, "kind": "teleport"}) is None
     assert Fix.from_json({**mark, "kind": ["move"]}) is None
     assert set(typing.get_args(FixKind)) == {"move", "remove", "place", "unknown"}
+
+
+def test_a_misspelt_phase_or_kind_is_a_type_error(tmp_path: Path) -> None:
+    """The station's phase, a question's kind and a fix's kind are typed: a word that is none
+    of them fails the type check where it is written (as "playing" for "play" once did at
+    run time only)."""
+    probe = tmp_path / "probe_words.py"
+    probe.write_text(
+        "from pi_app.board.fixes import Fix\n"
+        "from pi_app.board.follower import Prompt\n"
+        "from pi_app.referee.feedback import Scene\n"
+        "a = Scene(phase='playing')\n"
+        "b = Prompt(0.0, 'ambigous', ())\n"
+        "c = Fix('teleport', 'Nui', 's1')\n"
+        "d = Scene(guidance_kind='mismatsh')\n")
+    out, _, _ = mypy_api.run(["--strict", "--no-error-summary", "--follow-imports=silent",
+                              str(probe)])
+    flagged = {int(line.split(":")[1]) for line in out.splitlines() if "probe_words.py" in line}
+    assert flagged == {4, 5, 6, 7}, out
