@@ -42,7 +42,7 @@ from pi_app.net.dashboard import DashboardConfig, build_dashboard, load_config
 from pi_app.net.dashboard import main as referee_main
 from pi_app.net.eventlog import Skew, feed_text
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher
-from pi_app.net.simstation import SimStation, flat_moves
+from pi_app.net.simstation import SimStation
 
 pytestmark = pytest.mark.realtime
 
@@ -102,7 +102,7 @@ def test_event_log_reads_as_words_with_names_and_numbers_from_one(broker: Broker
             session, engine = sim.session, sim.session.game
             # a takeback, a mismatch and its fix, as the station stores them
             assert len(session.history) >= 2
-            standing = len(flat_moves(session.record))
+            standing = len(session.moves())
             sim._stored(session.taken_back(2, session.history[-2][0]))
             sim._stored(session.note("mismatch", {"fixes": ["put Nani on s3"]}))
             sim._stored(session.note("in_sync", {}))
