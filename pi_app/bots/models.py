@@ -177,14 +177,22 @@ _RANK_WORTH = (0.0, 2.5, 2.0, 3.0, 4.0, 5.0)
 class TacTikiModel(Model):
     """Moves branch step by step (:meth:`chunks`); the seat's own moves come from
     :meth:`~pi_app.games.tactiki.TacTikiGame.ways` (every step pair, none merged), so that a
-    first step can be chosen before its fight is settled. Random turns are mostly blunders (a
-    piece thrown into a fight), so there are no playouts: a new node is valued by the
-    evaluation (material on the board, the tallest column toward a statue) and expanded best
-    first. Measured against the greedy level, that beat playouts of 2 to 8 random turns."""
+    first step can be chosen before its fight is settled.
+
+    A seat has up to a few hundred ways to play a turn and a Pi's second affords some sixty
+    iterations, so the search is a flat two-ply look (see :mod:`pi_app.bots.mcts`): the greedy
+    level's best eight turns, each tried in fresh guesses of the hidden ranks, answered by the
+    opponent's greedy turn and the seat's own greedy turn after it (so that a threat the
+    seat's turn makes counts), then valued by the evaluation (material on the board, the
+    tallest column toward a statue). Random turns are mostly blunders (a piece thrown into a
+    fight), so the playouts are greedy. Against the greedy level this scored 37 of 40 games
+    (60 playouts) where the full tree with no playouts scored 21 of 40 (300 playouts); one
+    greedy turn instead of two scored 27 of 40, and a race-to-the-statue term in the
+    evaluation added nothing (19 of 20 either way)."""
 
     game = tactiki.GAME
     greedy_samples = 4
-    playout_depth = 1
+    playout_depth = 2
     playout_random = 0.0
     ordered = True
     exploration = 0.2
