@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games import Game, IllegalMove, RecordError, get_game
-from pi_app.games.base import JSON
+from pi_app.games.base import JSON, FinalResult
 
 
 @dataclass(frozen=True)
@@ -49,12 +49,18 @@ class Replay:
         """Over by the rules, or ended by the players' agreed draw."""
         return bool(self.game.is_over(self.state)) or self.draw_agreed
 
+    def result(self) -> FinalResult | None:
+        """How the game ended: the engine's result, or for a draw the players agreed, a draw
+        nobody won; None while it goes on."""
+        result = self.game.result(self.state)
+        if result is None and self.draw_agreed:
+            return FinalResult(tuple(self.game.scores(self.state)), (), draw=True)
+        return result
+
     def winners(self) -> list[int] | None:
         """The winners; ``[]`` for a draw the players agreed (nobody won); None while on."""
-        winners = self.game.winners(self.state)
-        if winners is None and self.draw_agreed:
-            return []
-        return None if winners is None else list(winners)
+        result = self.result()
+        return None if result is None else list(result.winners)
 
     def to_json(self) -> JSON:
         """The object ``tikiboard replay --json`` prints (``docs/records.md``)."""

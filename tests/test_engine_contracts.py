@@ -7,6 +7,7 @@ import json
 import random
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from pi_app.board import tracker
 from pi_app.games import GAME_NAMES, Game, get_game, tactiki
 from pi_app.games.base import FinalResult
+from pi_app.records import replay
 from pi_app.referee.session import Session
 from pi_app.referee.store import EventStore
 
@@ -148,3 +150,21 @@ def test_view_keys_memo_is_bounded() -> None:
     assert len(tracker._SORTED_STACKS) <= tracker.SORTED_STACKS_MAX
     assert tracker.view_key({"a": ("z", "b", "a")}, ["a", "b"]) == (("a", ("a", "b", "z")),
                                                                       ("b", ()))
+
+
+def test_a_replayed_record_says_its_final_result() -> None:
+    """``tikiboard replay`` reads the result the same way: the engine's at the end, a draw
+    nobody won when the players agreed one, nothing while the game goes on."""
+    game, states = _play_out("manami", 4)
+    record = game.setup_record(states[0])
+    texts = [game.move_text(before, _move_between(game, before, after))
+             for before, after in pairwise(states)]
+    assert replay({**record, "moves": texts}).result() == game.result(states[-1])
+    assert replay({**record, "moves": texts[:3]}).result() is None
+    agreed = replay({**record, "moves": texts[:3], "draw_agreed": True})
+    assert agreed.result() == FinalResult(game.scores(states[3]), (), draw=True)
+    assert agreed.to_json()["winner"] == [] and agreed.to_json()["finished"]
+
+
+def _move_between(game: Game[Any, Any], before: Any, after: Any) -> Any:
+    return next(m for m in game.legal_moves(before) if game.apply(before, m) == after)
