@@ -40,7 +40,7 @@ from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.inference import Verdict
 from pi_app.board.registry import TagRegistry
 from pi_app.games import GAME_NAMES, get_game
-from pi_app.games.base import JSON, Card
+from pi_app.games.base import JSON, Card, FinalResult
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
 from pi_app.i18n import N_, Said
@@ -522,8 +522,9 @@ class Station:
 
     def _agree_draw(self, now: float) -> None:
         """Both players agreed: the game ends with no winner, stored as its result."""
-        result: JSON = {"scores": list(self.session.game.scores(self.session.state)),
-                        "winners": [], "draw_agreed": True}
+        game, state = self.session.game, self.session.state
+        result: JSON = {**FinalResult(tuple(game.scores(state)), (), draw=True).to_json(),
+                        "draw_agreed": True}
         try:
             event = self.store.finish(self.session.game_id, result)
         except StoreError as exc:
