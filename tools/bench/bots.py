@@ -52,8 +52,8 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
             run = {"seed": part.get("seed", 0), "games": result["games"],
                    "commit": part.get("commit"),
                    "seconds_per_decision": result["seconds_per_decision"]}
-            if key not in pooled:
-                pooled[key] = {**result, "parts": [run]}
+            if key not in pooled:  # each result names its budget: split runs may differ
+                pooled[key] = {**result, "budget": part["budget"], "parts": [run]}
                 continue
             into = pooled[key]
             for earlier in into["parts"]:
