@@ -474,6 +474,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def demo_title(game: str, seed: int, speed: float, *, vs_bot: str | None = None,
+               web_port: int | None = None, pin: str = "", lang: str = "en") -> str:
+    """The frame's first line: the game, how to deal it again, the pace, the station's seat
+    and the page, in the demo's language."""
+    _ = translator(lang).gettext
+    title = _("tikiboard demo · {game} · seed {seed} · speed {speed}").format(
+        game=game, seed=seed, speed=f"{speed:g}")
+    if vs_bot:
+        title += " · " + _("P2: the station ({level})").format(level=_(vs_bot))
+    if web_port is not None:
+        title += f" · http://127.0.0.1:{web_port}/" + (f" PIN {pin}" if pin else "")
+    return title
+
+
 async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                    out: TextIO = sys.stdout, data_dir: Path | None = None,
                    illegal: float = 0.04, takeback: float = 0.03,
@@ -501,11 +515,8 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
     ansi = out.isatty()
     stop = asyncio.Event()
     result: dict[str, Station] = {}
-    title = f"tikiboard demo · {game} · seed {seed} · speed {speed:g}"
-    if vs_bot:
-        title += f" · P2: {vs_bot} bot"
-    if web_port is not None:
-        title += f" · http://127.0.0.1:{web_port}/" + (f" PIN {pin}" if pin else "")
+    title = demo_title(game, seed, speed, vs_bot=vs_bot, web_port=web_port, pin=pin,
+                       lang=lang)
     think, hands = paces(speed)
 
     def ready(station: Station, hardware: Hardware) -> None:

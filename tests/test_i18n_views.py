@@ -325,6 +325,14 @@ def test_the_demo_speaks_the_stations_language(station_in: Any, lang: str) -> No
     assert left == []
     words = i18n.translator(lang).gettext
     assert words("Player {number}").format(number=2) in " ".join(other)
+    from pi_app.demo import demo_title
+
+    def title(language: str) -> list[str]:
+        return demo_title("topple", 4, 4.0, vs_bot="greedy", lang=language).split(" · ")
+
+    assert title("en") == ["tikiboard demo", "topple", "seed 4", "speed 4",
+                           "P2: the station (greedy)"]
+    assert english_left(title("en")[3:], title(lang), lang) == []  # (Dutch says "seed" too)
 
 
 # -- the station's messages with values ----------------------------------------------------------
