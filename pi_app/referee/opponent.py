@@ -206,4 +206,15 @@ def think(kind: str, game: Game[Any, Any], state: Any, seat: int, level: str,
         if step is not None:
             return Shown(kind, seat, state, step.move, step.text, step.lift, step.put)
     lift, put = move_cells(game, state, move)
-    return Shown(kind, seat, state, move, game.move_text(state, move), lift, put)
+    return Shown(kind, seat, state, move, followed_text(game, state, move), lift, put)
+
+
+def followed_text(game: Game[Any, Any], state: Any, move: Any) -> str:
+    """The text the follower takes ``move`` under: of every way to the same position for the
+    rules, the lowest text (as :meth:`pi_app.board.inference.Position.build` names its
+    options). ``game.move_text`` alone may give another of them (a TacTiki turn with its two
+    steps the other way round, a Manami walk told from its other end); the station would then
+    refuse its own move carried out, as not the one it showed, again and again."""
+    key = game.position_key(game.apply(state, move))
+    return min(str(game.move_text(state, way)) for way in game.ways(state)
+               if game.position_key(game.apply(state, way)) == key)
