@@ -375,3 +375,53 @@ def test_a_move_in_the_middle_of_a_row_that_looks_like_a_hand_going_on_is_taken(
                    ("put", "Nui", "s7"), ("put", "Huhu", "s6"), gap=0.15, linger=1.5)
     assert Rig.accepted(out) == ["up1 Lokahi", "up1 Akamai", "up3 Huhu"]
     assert Rig.guidance(out) == []
+
+
+def test_the_next_players_swaps_through_the_old_line_keep_the_last_move_in_question() -> None:
+    """Lokahi up one; 0.6 s later the next player, who has no Up 1 left, makes an Up 3 of
+    Hookipa by swaps, and its first swap puts Hookipa back above Lokahi: for a moment the line
+    is as it was before the Up 1. The Up 1 is not forgotten there: the finished picture is
+    Hookipa up two (the first player's) or the Up 1 and then the Up 3, and the players are
+    asked. Forgetting it took the Up 2, a move nobody made."""
+    rig = Rig("topple", start(["up1 Kapu", "up1 Eepo", "toast", "up1 Nui"]))
+    swap_up(rig, "Lokahi", "s5", "Hookipa", "s4", linger=0.45)
+    out = swap_up(rig, "Hookipa", "s5", "Lokahi", "s4", linger=0.1)
+    out += swap_up(rig, "Hookipa", "s4", "Nui", "s3", linger=0.1)
+    out += swap_up(rig, "Hookipa", "s3", "Eepo", "s2", linger=1.0)
+    assert Rig.accepted(out) == []
+    assert Rig.prompts(out)[-1].options == ("up2 Hookipa", "up1 Lokahi")
+    rig.press("menu")
+    rig.press("ok")
+    rig.wait_until(rig.now + 1.0)
+    assert [t for _, t in rig.follower.history][-2:] == ["up1 Lokahi", "up3 Hookipa"]
+
+
+def test_a_card_two_options_share_answers_nothing() -> None:
+    """Lokahi up one, then the next player moves Nui up two: the board shows what Nui up one
+    would. Both readings begin with an Up 1 card, so a tapped Up 1 card cannot say which:
+    nothing is taken on it (the first such option was), and the buttons decide."""
+    rig = Rig("topple", toasted())
+    swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.45)
+    out = rig.act(("lift", "Nui", "s5"), ("lift", "Lokahi", "s4"), ("put", "Lokahi", "s5"),
+                  ("lift", "Hookipa", "s3"), ("put", "Hookipa", "s4"), ("put", "Nui", "s3"),
+                  gap=0.15, linger=1.0)
+    assert Rig.prompts(out)[-1].options == ("up1 Nui", "up1 Lokahi")
+    assert rig.follower.choose("up1", rig.now) == []
+    rig.press("menu")
+    rig.press("ok")
+    rig.wait_until(rig.now + 1.0)
+    assert [t for _, t in rig.follower.history] == ["up1 Lokahi", "up2 Nui"]
+
+
+def test_a_topple_whose_hand_holds_two_tikis_a_while_is_one_topple() -> None:
+    """Akamai toppled by a hand that swaps it down once (which looks like Up 1 Nani), then at
+    once lifts the bottom two tikis and holds them two seconds before it finishes: the lifts
+    came sooner than any next player starts, so they are no Toasts after an Up 1. The record
+    is the Topple alone."""
+    rig = Rig("topple", toasted())
+    rig.act(("lift", "Akamai", "s6"), ("lift", "Nani", "s7"), ("put", "Akamai", "s7"),
+            ("put", "Nani", "s6"), gap=0.15, linger=0.0)
+    rig.act(("lift", "Huhu", "s9"), ("lift", "Wikiwiki", "s8"), gap=0.45, linger=2.2)
+    rig.act(("lift", "Akamai", "s7"), ("put", "Wikiwiki", "s7"), ("put", "Huhu", "s8"),
+            ("put", "Akamai", "s9"), gap=0.15, linger=2.0)
+    assert [t for _, t in rig.follower.history] == ["topple Akamai"]

@@ -24,8 +24,11 @@ Timing (all in seconds, passed in by the caller; nothing here reads a clock):
   real pace: 0.5-4 s). When a move that waits ``settle_long`` rested at least this long and
   the board then goes on to a picture that is both a longer move of the same player and that
   move followed by the next player's (an Up 2 then an Up 1 of the same tiki, or an Up 3), the
-  sensors cannot tell who moved: the players are asked which card was played (never a guess).
-  Sooner, it is the same hand going on.
+  sensors cannot tell who moved: the players are asked which card was played (never a guess;
+  by the buttons when both readings start with the same card). Sooner, it is the same hand
+  going on, and a tiki it lifts then is no Toast of the next player. Such a held move stays
+  in question while the next player's hand passes through other pictures of the position
+  (its first swap may undo the held one's), until a move that puts a piece somewhere is taken.
 * ``revise_window``: should a hand still rest longer than that mid-move, or a knocked piece
   make a move look like another for a moment, the follower revises: when, within this time of
   accepting a move, the board shows a legal result of the position before it that nothing
@@ -269,6 +272,10 @@ class Follower(Generic[S, M]):
         self._held_rest = 0.0   # when the board last changed since the first held was held
         self._held_showing = False  # the board has shown that move's picture since then
         self._held_pause = 0.0  # the longest it rested at that picture before it changed
+        # A held move that rested long enough for the next player to start, no longer held
+        # (the next player's hand showed another move of the position on its way): the
+        # question may still be about it.
+        self._candidate: tuple[S, Option, Position] | None = None
         # The removals the board alone took last, in a row (the position before each, and
         # the move): a piece one of them took off that is back on the board undoes it and
         # those after it (two Toasts in a row that were a hand holding two tikis).
@@ -391,6 +398,7 @@ class Follower(Generic[S, M]):
             if asking.kind is PromptKind.DECISION:
                 return []  # the rules demand an answer
             self._asking = None
+            self._held, self._candidate = [], None  # "none of these": not asked again
             return [PromptCleared(now)]
         if button == "ok":
             self._asking = None
@@ -401,15 +409,17 @@ class Follower(Generic[S, M]):
         return []
 
     def choose(self, card: str, now: float) -> list[Outcome[S]]:
-        """Answer an ambiguity with a card (its first word, e.g. ``up1``), as a card tap does."""
+        """Answer an ambiguity with a card (its first word, e.g. ``up1``), as a card tap does.
+        A card two of the options share (Up 1 of this tiki, or the last move and then the next
+        player's, each an Up 1) answers nothing: the buttons say which."""
         asking = self._asking
         if asking is None or asking.kind is not PromptKind.AMBIGUOUS:
             return []
-        for option in asking.options:
-            if option.text.split()[0] == card:
-                self._asking = None
-                return [PromptCleared(now), *self._accept(option, now, how=Acceptance.ASKED)]
-        return []
+        matching = [o for o in asking.options if o.text.split()[0] == card]
+        if len(matching) != 1:
+            return []
+        self._asking = None
+        return [PromptCleared(now), *self._accept(matching[0], now, how=Acceptance.ASKED)]
 
     # -- the decision ----------------------------------------------------------------------------
     def observation(self, now: float) -> Observation:
@@ -475,8 +485,12 @@ class Follower(Generic[S, M]):
             return out
         if verdict is not Verdict.SETTLING:
             chained = self._after_held(observation, verdict, quiet, now)
-            if chained or verdict is Verdict.UNCHANGED:
-                self._held = []  # taken, or the board is back as it was: no move now
+            if chained or (verdict is Verdict.UNCHANGED and not (
+                    self._held and self._still_held(observation))):
+                # Taken, or the board is back as it was: no move now. (Unless the held move
+                # rested long enough and the next player's hand is on its way through the
+                # old picture: its first swap undoes the held one's.)
+                self._held = []
             if chained is not None:
                 return out + chained  # (none yet: removals in a row, held)
         if verdict is Verdict.UNCHANGED:
@@ -503,7 +517,13 @@ class Follower(Generic[S, M]):
             if quiet >= self._rest_needed(option):
                 return out + self._accept(option, now, quiet, Acceptance.SETTLED)
             if quiet >= self.settle:
-                if not self._held or self._held[0][0] is not option:
+                if not self._held or (self._held[0][0] is not option and \
+                        not self._still_held(observation)):
+                    if self._held and not self._held[0][0].lifts_only and \
+                            self._held_pause >= self.settle_next:
+                        # It may have been a move, and the next player's hand makes this
+                        # picture on its way: it stays a candidate for the question.
+                        self._candidate = (self.state, self._held[0][0], self._held_after(0))
                     self._held = [(option, None)]
                     self._held_pause = 0.0
                     self._held_rest, self._held_showing = self.tracker.last_change, True
@@ -596,17 +616,24 @@ class Follower(Generic[S, M]):
         wait (no mismatch is shown for removals in a row)."""
         if not self._held or verdict not in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
             return None
-        key = observation.key(self.cells)
-        for index in range(len(self._held) - 1):
-            if self._held_after(index).here == key:  # back to that one: the later were not
+        # The last of them that explains the picture: those after it were not (a tiki lifted
+        # for a moment after two Toasts, then put back; a lift that was the next player's
+        # swap at the bottom of the line).
+        for index in reversed(range(len(self._held))):
+            after = self._held_after(index)
+            decision = after.classify(observation)
+            if decision.verdict not in (Verdict.UNKNOWN, Verdict.TAKEBACK):
                 del self._held[index + 1:]
                 break
-        after = self._held_after(len(self._held) - 1)
-        decision = after.classify(observation)
+        last = self._held[-1][0]
         if decision.verdict is Verdict.SETTLING and quiet >= self.settle and (
-                decision.options[0].lifts_only or verdict is Verdict.IN_PROGRESS):
+                verdict is Verdict.IN_PROGRESS or (decision.options[0].lifts_only and (
+                    self._held_pause >= self.settle_next if len(self._held) == 1
+                    else last.lifts_only))):
             # One more removal, or a move that may be the held one's hand still going on (on
-            # the way to a longer move of the position): held too, until it is proven.
+            # the way to a longer move of the position): held too, until it is proven. (Not
+            # a removal the same hand made: lifted sooner than the next player starts, or
+            # after such a move. A hand in the middle of a Topple holds tikis.)
             self._held.append((decision.options[0], None))
             return []
         if decision.verdict is Verdict.UNCHANGED and len(self._held) > 1:
@@ -633,16 +660,32 @@ class Follower(Generic[S, M]):
         player's move put the board back as it was: one swap, and the next player swapped the
         same two tikis back): the held move's picture rested long enough (``settle_next``)
         for the next player to have started."""
-        if not self._held or self._held_pause < self.settle_next or decision.verdict not in (
+        if decision.verdict not in (
                 Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.UNCHANGED):
             return None
+        candidates = [self._candidate[1:]] if self._candidate is not None and \
+            self._candidate[0] is self.state else []  # (back after a removal undone)
+        if self._held and self._held_pause >= self.settle_next:
+            candidates.insert(0, (self._held[0][0], self._held_after(0)))
+        for held, after in candidates:
+            if held.lifts_only or any(o.state == held.state for o in decision.options):
+                continue
+            if after.classify(observation).verdict in (
+                    Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS):
+                return held
+        return None
+
+    def _still_held(self, observation: Observation) -> bool:
+        """Does the held move stay held though the picture is another move of the position?
+        When it rested long enough for the next player to start and the picture is on the way
+        to a move after it (the next player bubbles the same tiki on down: its first swap
+        looks like another Up 1 of the position)."""
         held = self._held[0][0]
-        if held.lifts_only or any(o.state == held.state for o in decision.options):
-            return None
-        after = self._held_after(0).classify(observation)
-        if after.verdict not in (Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS):
-            return None
-        return held
+        if held.lifts_only or self._held_pause < self.settle_next:
+            return False
+        return self._held_after(0).classify(observation).verdict in (
+            Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.IN_PROGRESS,
+            Verdict.TAKEBACK)  # (the board as before it: the next hand swapped it back)
 
     def _held_after(self, index: int) -> Position:
         """The position after the ``index``-th held move (built on first use)."""
@@ -748,6 +791,8 @@ class Follower(Generic[S, M]):
         # chose by button or card, or the only one there was, stands.
         self._previous = (self.position, _open(option, how), now) if how.board_decided \
             else None
+        if not option.lifts_only:
+            self._candidate = None  # a move that puts a piece somewhere: that is over
         if not (how.board_decided and option.lifts_only):
             self._removals = []
         elif self._removals and self._removals[-1][1].state is not self.state:

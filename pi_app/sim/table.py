@@ -460,10 +460,11 @@ class SimTable:
                 texts = prompt.options
                 if wanted not in texts:  # the follower offers a canonical text for that state
                     wanted = next((t for t in texts if self._leads_to(t, intended)), texts[0])
+                card = wanted.split()[0]
                 if (prompt.kind == "ambiguous" and self.rng.random() < self.rates.tap_card
-                        and any(p.kind == "pad" for p in self.board.geometry.cells)):
+                        and any(p.kind == "pad" for p in self.board.geometry.cells)
+                        and [t.split()[0] for t in texts].count(card) == 1):
                     self.now += self.rng.uniform(0.5, 1.5)
-                    card = wanted.split()[0]
                     self._take(None, partial(self.referee.choose, card, self.now))
                     continue
                 index = texts.index(wanted)
