@@ -83,7 +83,23 @@ class LinkStatus:
         return self.state is LinkState.UP
 
 
-SensorEvent = TagsSeen | PresenceChanged | Snapshot | ButtonPressed | LinkStatus
+@dataclass(frozen=True, slots=True)
+class ScanCycle:
+    """The sensor board measured its own scan (the firmware's SCAN_TIMES): one full board
+    cycle, every reader once, took ``period`` seconds, and its slowest reader ``reader``
+    seconds (None when no reader has been timed yet).
+
+    The board's pace decides how soon a change on a cell can be seen at all: a tag newly put
+    down is read at that cell's next scan, one taken away is reported gone only after several
+    clean scans. So the tracker and the follower time their waits on this figure, not on the
+    one written in the board file (which stands until the first measurement arrives)."""
+
+    t: float
+    period: float
+    reader: float | None = None
+
+
+SensorEvent = TagsSeen | PresenceChanged | Snapshot | ButtonPressed | LinkStatus | ScanCycle
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,10 @@ events (and the passing of time) into :class:`Outcome` s: a move accepted, a que
 players, guidance to fix the board. It stores nothing and lights nothing: the referee records
 each accepted move before it confirms it, and renders the outcomes on LEDs and screen.
 
-Timing (all in seconds, passed in by the caller; nothing here reads a clock):
+Timing (all in seconds, passed in by the caller; nothing here reads a clock). Each figure is
+a floor: on a board that scans slower than it, the wait spans so many of the board's full
+scan cycles instead (``pi_app/board/pacing.py`` says how many and why), the cycle the
+firmware measures and reports, or the board file's until its first report:
 
 * ``settle_min``: how long a clear, finished move must stay still before it is accepted when
   a piece carried over a cell would look the same for a moment: the reader reads a piece a few
@@ -70,6 +73,7 @@ from pi_app.board.inference import (
     between,
     guidance,
 )
+from pi_app.board.pacing import paced
 from pi_app.board.registry import TagRegistry
 from pi_app.board.tracker import Observation, Tracker, ViewKey, view_key
 from pi_app.games.base import Game, IllegalMove, M, S
@@ -77,6 +81,9 @@ from pi_app.readings import ButtonPressed, SensorEvent
 
 #: How many earlier positions a takeback can return to.
 TAKEBACK_DEPTH = 12
+#: The waits (dataclass fields) that stretch with the board's scan cycle, besides ``settle_min``.
+_PACED = ("settle", "settle_long", "settle_removal", "grace", "revise_window", "revise_placed",
+          "settle_unexplained")
 #: Oldest a sensor event's own time may be (seconds before it is handled) and still be used.
 MAX_EVENT_AGE = 2.0
 
@@ -254,6 +261,11 @@ class Follower(Generic[S, M]):
         self.tracker = Tracker(self.geometry, self.registry)
         self._settle_min = (self.geometry.settle_min if self.settle_min is None
                             else self.settle_min)
+        # The configured waits are floors: _keep_pace stretches them to the board's scan cycle.
+        self._configured = {"settle_min": self._settle_min, "miss_grace": self.tracker.miss_grace,
+                            **{name: getattr(self, name) for name in _PACED}}
+        self._paced_for: float | None = None
+        self._keep_pace()
         self.cells = tuple(self.game.expected_view(self.state))
         self._position: Position | None = None
         self._prepared = False  # the position's silent decisions have been asked for
@@ -366,16 +378,32 @@ class Follower(Generic[S, M]):
 
     def tick(self, now: float) -> list[Outcome[S]]:
         """Let time pass: settle and grace timers, expiring missed tags."""
+        self._keep_pace()
         self.tracker.poll(now)
         return self._evaluate(now)
 
     def next_deadline(self, now: float) -> float | None:
         """The next time after ``now`` when :meth:`tick` may have something to say."""
+        self._keep_pace()
         last = self.tracker.last_change
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
                  last + self.settle_long, last + self.settle_unexplained,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace]
         return min((t for t in times if t is not None and t > now), default=None)
+
+    def _keep_pace(self) -> None:
+        """Time the waits on the board's scan cycle (``pi_app/board/pacing.py``): at start on
+        the board file's figure, and again whenever the tracker hears the firmware's own.
+        The attributes (``settle``, ``grace``, ...) then hold the waits in force."""
+        period = self.tracker.scan_period
+        if period == self._paced_for:
+            return
+        self._paced_for = period
+        waits = paced(self._configured, period)
+        self._settle_min = waits.pop("settle_min")
+        self.tracker.miss_grace = waits.pop("miss_grace")
+        for name, value in waits.items():
+            setattr(self, name, value)
 
     def press(self, button: str, now: float) -> list[Outcome[S]]:
         """A player button: ``ok`` confirms, ``menu`` cycles the choices, ``back`` cancels a

@@ -10,6 +10,7 @@ a regression test, or to show the tracker at work. Format (one JSON object per l
     {"t": 0.50, "type": "snapshot", "tags": [["04A1..."], []], "presence": [true, false]}
     {"t": 1.20, "type": "button", "button": "ok"}
     {"t": 1.30, "type": "link", "up": false, "detail": "unplugged"}
+    {"t": 1.50, "type": "scan", "period": 0.384, "reader": 0.059}  # the board's measured cycle
 
 ``record`` is a game record (``docs/records.md``) whose set-up the board starts from; its moves, if
 any, are played first (the trace then starts from that position). ``geometry`` is a game name
@@ -28,6 +29,7 @@ from typing import Any
 from pi_app.board.follower import (
     Follower,
     Guidance,
+    MoveAccepted,
     MoveRevised,
     Outcome,
     Prompt,
@@ -43,6 +45,7 @@ from pi_app.readings import (
     LinkState,
     LinkStatus,
     PresenceChanged,
+    ScanCycle,
     SensorEvent,
     Snapshot,
     TagsSeen,
@@ -69,6 +72,8 @@ def event_to_json(event: SensorEvent) -> JSON:
                 "presence": list(event.presence)}
     if isinstance(event, ButtonPressed):
         return {"t": event.t, "type": "button", "button": event.button}
+    if isinstance(event, ScanCycle):
+        return {"t": event.t, "type": "scan", "period": event.period, "reader": event.reader}
     return {"t": event.t, "type": "link", "up": event.up, "detail": event.detail}
 
 
@@ -92,6 +97,10 @@ def event_from_json(data: Any, where: str = "event") -> SensorEvent:
             if not isinstance(data["button"], str):
                 raise TypeError("button must be a name")
             return ButtonPressed(float(t), data["button"])
+        if kind == "scan":
+            reader = data.get("reader")
+            return ScanCycle(float(t), _seconds(data["period"]),
+                             None if reader is None else _seconds(reader))
         if kind == "link":
             return LinkStatus(float(t), LinkState.UP if _flag(data["up"]) else LinkState.DOWN,
                               str(data.get("detail", "")))
@@ -106,6 +115,12 @@ def _index(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4096:
         raise ValueError(f"{value!r} is not a channel number")
     return value
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e4:
+        raise ValueError(f"{value!r} is not a number of seconds")
+    return float(value)
 
 
 def _flag(value: Any) -> bool:
@@ -194,10 +209,9 @@ class TraceResult:
         game = get_game(self.game)
         return {
             "moves": self.moves,
-            "prompts": [{"t": o.t, "kind": o.kind, "options": list(o.options)}
-                        for o in self.outcomes if isinstance(o, Prompt)],
-            "guidance": [{"t": o.t, "kind": o.kind, "fixes": [str(f) for f in o.fixes]}
-                         for o in self.outcomes if isinstance(o, Guidance)],
+            "accepted": self.accepted(),
+            "prompts": [_prompt(o) for o in self.outcomes if isinstance(o, Prompt)],
+            "guidance": [_guidance(o) for o in self.outcomes if isinstance(o, Guidance)],
             "revisions": [{"t": o.t, "replaced": o.replaced, "by": o.text}
                           for o in self.outcomes if isinstance(o, MoveRevised)],
             "takebacks": [{"t": o.t, "plies": o.plies}
@@ -206,6 +220,37 @@ class TraceResult:
             "scores": list(game.scores(self.state)),
             "state": game.state_to_json(self.state),
         }
+
+
+    def accepted(self) -> list[JSON]:
+        """Every move as the station accepted it, in order (a move later revised or taken back
+        too: ``revisions`` and ``takebacks`` say which): ``t`` when it was accepted, in trace
+        seconds, so that whoever knows when the piece came to rest can measure the latency;
+        ``rested`` when the board last changed before it (``t`` minus the settle the station
+        waited); how it was taken; and the prompts shown and guidance given on the way to it
+        (since the move before)."""
+        out: list[JSON] = []
+        prompts: list[JSON] = []
+        guides: list[JSON] = []
+        for o in self.outcomes:
+            if isinstance(o, Prompt):
+                prompts.append(_prompt(o))
+            elif isinstance(o, Guidance):
+                guides.append(_guidance(o))
+            elif isinstance(o, MoveAccepted):
+                out.append({"t": o.t, "move": o.text, "player": o.player, "how": str(o.how),
+                            "rested": o.t - o.since_rest, "prompts": prompts,
+                            "guidance": guides})
+                prompts, guides = [], []
+        return out
+
+
+def _prompt(o: Prompt) -> JSON:
+    return {"t": o.t, "kind": o.kind, "options": list(o.options)}
+
+
+def _guidance(o: Guidance) -> JSON:
+    return {"t": o.t, "kind": o.kind, "fixes": [str(f) for f in o.fixes]}
 
 
 def run_trace(trace: Trace, *, linger: float = 5.0) -> TraceResult:

@@ -61,6 +61,7 @@ from pi_app.readings import (
     ButtonPressed,
     LinkStatus,
     PresenceChanged,
+    ScanCycle,
     SensorEvent,
     Snapshot,
     TagsSeen,
@@ -134,6 +135,10 @@ class Tracker:
         self.registry = registry
         self.miss_grace = miss_grace
         self.presence_debounce = presence_debounce
+        self.scan_period = geometry.scan_period
+        """Seconds per full scan of the board: the board file's figure until the firmware
+        reports its own (:class:`ScanCycle`); the follower times its waits on it
+        (``pi_app/board/pacing.py``)."""
         self._seen: dict[str, frozenset[str]] = {}       # cell -> UIDs its reader reports
         self._home: dict[str, str] = {}                  # UID -> the cell that read it last
         self._sticky: dict[str, dict[str, float]] = {}   # cell -> UID -> kept until
@@ -181,6 +186,9 @@ class Tracker:
                 self.fresh = False
             return False
         if isinstance(event, ButtonPressed):
+            return False
+        if isinstance(event, ScanCycle):
+            self.scan_period = event.period
             return False
         raise TypeError(f"not a sensor event: {event!r}")
 

@@ -20,7 +20,9 @@ What the link does by itself:
   down) and the handshake starts again;
 - reconnects: when the port fails or vanishes (USB unplugged) it reopens the same path with
   exponential backoff, then handshakes and asks for a snapshot;
-- maps sensor time to host time (timebase.SensorClock).
+- maps sensor time to host time (timebase.SensorClock);
+- passes on the scan cycle the board measures (SCAN_TIMES, once a whole cycle has run) as
+  ``ScanCycle``, so the station times its settling on the board's real pace.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from pi_app.readings import (
     LinkState,
     LinkStatus,
     PresenceChanged,
+    ScanCycle,
     Snapshot,
     TagsSeen,
 )
@@ -472,6 +475,10 @@ class SerialLink:
             slowest = msg.slowest_reader_ms
             if slowest is not None:
                 self.counters.device["slowest_reader_ms"] = slowest
+            if self.counters.device.get("cycles", 0) > 0:  # a whole cycle was measured
+                # (before the first one ends, ``cycle_ms`` is 0: no figure yet)
+                self.sink(ScanCycle(self._timebase.to_host(msg.t_ms, now), msg.cycle_ms / 1000,
+                                    None if slowest is None else slowest / 1000))
         elif isinstance(msg, m.Button):
             t = self._timebase.to_host(msg.t_ms, now)
             names = m.BUTTON_NAMES

@@ -8,6 +8,11 @@ the same firmware files with no search-path tricks. The caller changes the "phys
 (tags in each reader's field, presence per sensor, faults) and the firmware reports it as it
 would.
 
+Each simulated reader answers at once unless ``reader_ms`` says how long a scan of one takes:
+then the firmware thread spends that long on it, as a Pico spends it on the radio, so the scan
+cycle the firmware measures and reports (SCAN_TIMES) is the board's pace, and a change on a
+cell is seen only when its reader's turn comes.
+
 The device appears at a stable path (a symlink, like udev's /dev/tikiboard-sensors) that
 ``unplug`` removes and ``replug`` brings back with a freshly booted firmware, so the link's
 reconnect path is exercised exactly as with a real USB cable.
@@ -74,6 +79,24 @@ class PtyTransport:
             raise
 
 
+class _TimedReader:
+    """A simulated reader whose every init and scan takes ``seconds`` (a real chip's radio
+    time): the firmware's own clock then measures it."""
+
+    def __init__(self, reader: Any, seconds: float) -> None:
+        self.reader = reader
+        self.seconds = seconds
+        self.name = reader.name
+
+    def init(self) -> None:
+        self.reader.init()
+
+    def scan(self) -> Any:
+        if self.seconds > 0:
+            time.sleep(self.seconds)
+        return self.reader.scan()
+
+
 class SimFirmware:
     """The firmware with simulated readers, reachable at :attr:`path`."""
 
@@ -91,6 +114,7 @@ class SimFirmware:
         protocol: int | None = None,
         presence_readers: dict[int, int] | None = None,
         link_dir: str | os.PathLike[str] | None = None,
+        reader_ms: float = 0.0,
     ) -> None:
         sim = firmware_module("sim")
         self._proto = firmware_module("proto")
@@ -102,6 +126,7 @@ class SimFirmware:
         self.board_name = board
         self.protocol = self._proto.PROTOCOL_VERSION if protocol is None else protocol
         self.presence_readers = dict(presence_readers or {})
+        self.reader_ms = reader_ms
         self.settings = {"scan_period_ms": scan_period_ms, "heartbeat_ms": heartbeat_ms,
                          "snapshot_ms": snapshot_ms, "absent_misses": absent_misses,
                          "presence_debounce_ms": presence_debounce_ms}
@@ -215,7 +240,8 @@ class SimFirmware:
         config = self._scanner_mod.Config()
         for name, value in self.settings.items():
             setattr(config, name, value)
-        readers = [self._reader_cls(self.board, i) for i in range(len(self.board.tags))]
+        readers = [_TimedReader(self._reader_cls(self.board, i), self.reader_ms / 1000)
+                   for i in range(len(self.board.tags))]
         scanner = self._scanner_mod.Scanner(readers, self._presence_cls(self.board), config, None)
         t0 = time.monotonic()
         return self._device_mod.Device(

@@ -94,7 +94,11 @@ def open_hardware(config: Config, geometry: Geometry, sink: Callable[[HwEvent], 
 
         sim = SimFirmware(geometry.reader_count, geometry.presence_count,
                           board=config.station.board,
-                          scan_period_ms=max(1, int(geometry.scan_period * 1000))).start()
+                          scan_period_ms=max(1, int(geometry.scan_period * 1000)),
+                          # each reader's scan takes its share of the board's cycle, as on the
+                          # real board, so the firmware measures and reports that pace
+                          reader_ms=geometry.scan_period * 1000 / max(geometry.reader_count, 1)
+                          ).start()
     if sim is not None:
         device = sim.path
     # A read returns as soon as a byte arrives; the timeout only bounds how often an idle

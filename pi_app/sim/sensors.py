@@ -1,18 +1,21 @@
 """A sensor model: what the firmware reports while simulated hands move pieces.
 
 It follows the firmware's documented behaviour (``firmware/PROTOCOL.md``): readers are scanned
-round-robin, one every ``scan_period / readers`` seconds; a new tag is reported at the first scan
-that reads it; a tag is reported gone only after ``absent_after`` scans in a row miss it; presence
-sensors are debounced for ``presence_debounce`` seconds. Noise on top: each tag of a stack may be
-missed by a scan (``miss``, more likely the higher the stack), and a presence contact may chatter
-(``flicker``) when a piece lands or leaves. A piece carried above a cell (``Action.hover``) is
-read there but leaves its presence sensor open. Rougher sensors: an empty cell's contact may
-close on its own for 10-40 ms, past the firmware's debounce (``chatter``, per scan of a reader),
-and a contact may close a few millimetres early, 20-60 ms before a piece set down slowly lands
-or while one is carried just above it (``early``, per piece landing or carried over). At a
-short pitch a reader also reads a tag lying on an adjacent cell now and then (``neighbour``,
-per scan of a reader: one tag of a neighbouring cell's stack joins what it read; the firmware
-then reports it until ``absent_after`` scans miss it, as for any tag).
+round-robin, one every ``scan_period / readers`` seconds; a new tag is reported at the first
+scan that reads it; a tag is reported gone only after ``absent_after`` scans in a row miss it;
+presence sensors are debounced for ``presence_debounce`` seconds, and a cell whose contact
+changes has its reader scanned next, ahead of the round-robin (the firmware's
+``presence_readers``: a piece set down on a 25-reader board is read within one reader's scan,
+not a whole cycle). Noise on top: each tag of a stack may be missed by a scan (``miss``, more
+likely the higher the stack), and a presence contact may chatter (``flicker``) when a piece
+lands or leaves. A piece carried above a cell (``Action.hover``) is read there but leaves its
+presence sensor open. Rougher sensors: an empty cell's contact may close on its own for 10-40
+ms, past the firmware's debounce (``chatter``, per scan of a reader), and a contact may close a
+few millimetres early, 20-60 ms before a piece set down slowly lands or while one is carried
+just above it (``early``, per piece landing or carried over). At a short pitch a reader also
+reads a tag lying on an adjacent cell now and then (``neighbour``, per scan of a reader: one tag
+of a neighbouring cell's stack joins what it read; the firmware then reports it until
+``absent_after`` scans miss it, as for any tag).
 
 A contact is one switch: a piece landing on its cell or leaving it decides what it does from
 then on. So what the model had planned to report for it later (the end of a blip, the opening
@@ -57,6 +60,7 @@ class SensorModel:
     _present: dict[int, bool] = field(default_factory=dict)
     """Per presence sensor, what the firmware reported last (changes only are reported)."""
     _hovering: set[str] = field(default_factory=set)
+    _urgent: list[tuple[float, Cell]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for cell in self.geometry.cells:
@@ -98,7 +102,11 @@ class SensorModel:
             while index < len(pending) and pending[index].t <= t:
                 self._act(pending[index], events)
                 index += 1
-            if self._readers:
+            due = next((u for u in self._urgent if u[0] <= t), None)
+            if due is not None:  # as the firmware does: a presence change is read at once
+                self._urgent.remove(due)
+                self._scan(due[1], t, events)
+            elif self._readers:
                 self._scan(self._readers[slot % len(self._readers)], t, events)
                 slot += 1
             if self.chatter and self.rng.random() < self.chatter:
@@ -167,6 +175,8 @@ class SensorModel:
             t += self.rng.uniform(0.02, 0.06)
         changes.append((t, after))
         self._switch(cell.presence, changes, events)
+        if cell.reader is not None:
+            self._urgent.append((t, cell))
 
     @staticmethod
     def _switch(sensor: int, changes: list[tuple[float, bool]],

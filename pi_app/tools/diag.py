@@ -34,6 +34,7 @@ from pi_app.readings import (
     HwEvent,
     LinkStatus,
     PresenceChanged,
+    ScanCycle,
     Snapshot,
     TagsSeen,
     apply_reading,
@@ -159,6 +160,9 @@ def _describe(event: HwEvent, geo: Geometry) -> str:
         return f"link {'up' if event.up else 'DOWN'}: {event.detail}"
     if isinstance(event, ButtonPressed):
         return f"button {event.button}"
+    if isinstance(event, ScanCycle):
+        slowest = "" if event.reader is None else f", slowest reader {event.reader * 1000:.0f} ms"
+        return f"scan cycle {event.period * 1000:.0f} ms{slowest}"
     return f"{event.source} {'' if event.index is None else event.index} " \
            f"{'recovered' if event.ok else 'FAULT'}: {event.detail}"
 

@@ -377,9 +377,24 @@ class VirtualWire:
     def _idle_until(self, t: float) -> Iterator[HwEvent]:
         """Nothing changes on the board until ``t``: heartbeats and snapshots only."""
         while self.now + self.heartbeat < t:
+            self._pace_cycle(fresh=False)
             self._tick(self.heartbeat)
             yield from self._drain()
         self.now = max(self.now, t)
+        self._pace_cycle(fresh=True)
+
+    def _pace_cycle(self, *, fresh: bool) -> None:
+        """Keep the firmware's measured cycle (SCAN_TIMES) what it stands for while idle
+        stretches are skipped: polled once a heartbeat, a board cycle would be measured over
+        seconds, and the station times its waits on that figure (``ScanCycle``). So a cycle
+        polled in a skipped stretch counts as one at the configured pace, and when the board
+        gets busy again a fresh cycle starts (``fresh``)."""
+        device = self._device
+        if device is None or device.cycle_start is None:
+            return  # not booted yet: its first poll says hello
+        if fresh:
+            device.pos = len(device.scanner.readers)
+        device.cycle_start = self._uptime_ms() - device.config.scan_period_ms
 
     def _busy_until(self, end: float) -> Iterator[HwEvent]:
         limit = end + 10.0
