@@ -4,9 +4,8 @@ and link on the virtual clock. The station thinks on its worker thread, shows it
 simulated hand carries it out, a fifth of the time after first carrying out another legal move,
 which the station must refuse and guide back.
 
-The wire's faults are on; station restarts are off here: a restart while the hand is carrying out
-the station's move is a known gap of the station (it shows no move again until the board is back
-in play, and refuses the move meanwhile), which the long run counts in ``bots``.
+The wire's faults are on; station restarts are off in the first test and on, at the long run's
+rate, in the second.
 """
 
 from __future__ import annotations
@@ -42,3 +41,20 @@ def test_station_seat_games_are_followed_exactly(game: str, seed: int, level: st
         assert figures[target] == 0, (target, figures)
     if decisions == 2_000:
         assert figures["finished"] == 1, figures
+
+
+@pytest.mark.parametrize(("game", "seed"), [("manami", 1000005), ("topple", 1000003)])
+def test_station_restarted_while_its_move_is_carried_out(game: str, seed: int) -> None:
+    """Games of the long run (default faults) in which the station restarted while the hand
+    carried out its move: the restarted station checks the board against the stored game
+    (phase setup) and did not think again until the board was back, so it refused its own
+    move, carried out, as one it had not shown, and showed nothing to guide the board back
+    (2 missed moves in each game)."""
+    logging.disable(logging.WARNING)
+    try:
+        stats, referee, _, replays = play_one(game, seed, Faults(), bots="search")
+    finally:
+        logging.disable(logging.NOTSET)
+    assert referee.counts.restarts > 0 and referee.counts.bot_moves > 0
+    assert (stats.phantom, stats.missed, referee.counts.corrections) == (0, 0, 0)
+    assert referee.counts.bot_unshown == referee.counts.bot_wrong_taken == 0 and replays

@@ -802,8 +802,10 @@ class Station:
         game, state, opp = self.session.game, self.session.state, self.opponent
         if opp.shown is not None and opp.shown.state != state:
             opp.forget()
-        if self.status.phase == "play" and not self.blocked() and not game.is_over(state) \
-                and opp.plays(game.to_move(state)):
+        # Also while the board is checked after a restart: a person may be carrying out the
+        # station's move, which is refused until the station shows it again.
+        if self.status.phase in ("play", "setup") and not self.blocked() \
+                and not game.is_over(state) and opp.plays(game.to_move(state)):
             shown = opp.want("station", game, state, len(self.session.history))
             if shown is not None and self._expecting is not self.follower.position:
                 self.follower.expect_only(shown.text)  # any other move: a wrong execution
