@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         wanted = {(g.split(":")[0], int(g.split(":")[1]) if ":" in g else 2) for g in args.game}
         tables = tuple(t for t in TABLES if t in wanted)
     budget = parse_budget(args.budget)
+    commit = _commit()  # now, while the code on disk is the code loaded
     search_games = args.games if args.search_games is None else args.search_games
     results = []
     for game_name, players in tables:
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
                 results.append(play_pair(game_name, players, level, opponent, n, budget,
                                          args.seed))
     print(json.dumps({
-        "bench": "bots", "commit": _commit(), "budget": args.budget, "seed": args.seed,
+        "bench": "bots", "commit": commit, "budget": args.budget, "seed": args.seed,
         "machine": platform.machine(), "python": platform.python_version(),
         "pi4_scaling": "a Raspberry Pi 4 runs pure Python about 4-6x slower than this x86 core:"
                        " multiply seconds_per_decision by 5",
