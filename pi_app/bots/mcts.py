@@ -17,9 +17,10 @@ branches on them one at a time. Expanding a node completes the move at random.
 Where a seat has a few hundred moves and the budget only a hundred or so iterations (TacTiki),
 a model may shortlist the root moves (``candidates``: the greedy level's best few, its
 evaluation averaged over some guesses) and keep the tree flat (``flat``: only the seat's own
-move is in the tree; each iteration plays it in a fresh guess, lets the playout answer with the
-opponent's greedy reply and values the result). That is a two-ply look averaged over the hidden
-facts, which the plain tree never reached within such a budget.
+move is in the tree; each iteration plays it in a fresh guess, lets a short greedy playout
+answer it (TacTiki: the opponent's turn, then the seat's own) and values the result). That is a
+look a few plies deep averaged over the hidden facts, which the plain tree never reached within
+such a budget.
 """
 
 from __future__ import annotations
