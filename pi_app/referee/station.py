@@ -493,9 +493,9 @@ class Station:
         game, state = self.session.game, self.session.state
         if self.status.phase not in ("play", "setup") or game.is_over(state) \
                 or self.draw_agreed() or self.blocked():
-            raise ActionError("there is no game in play to agree a draw in")
+            raise ActionError(Said.gettext("there is no game in play to agree a draw in"))
         if self.status.prompt is not None and self.status.prompt.kind is not PromptKind.DRAW:
-            raise ActionError("answer the open question first")
+            raise ActionError(Said.gettext("answer the open question first"))
         self.status.prompt = Prompt(now, PromptKind.DRAW, (_DRAW_WAITING[min(agreed, 1)],), agreed)
         self._note("prompt", {"kind": "draw", "options": [], "agreed": agreed})
 
@@ -725,7 +725,7 @@ class Station:
         async def undo() -> JSON:
             out = self.step(ButtonPressed(self.clock(), "back"))
             if not any(isinstance(o, TakenBack) for o in out):
-                raise ActionError("nothing to take back")
+                raise ActionError(Said.gettext("nothing to take back"))
             return {"ok": True, "moves": len(self.session.history)}
 
         async def new_game(game: str = "", players: list[str] | int | None = None,
@@ -765,7 +765,7 @@ class Station:
             (two agreements end the game)."""
             prompt = self.status.prompt
             if prompt is None or prompt.kind != "draw":
-                raise ActionError("no draw is offered: offer one first")
+                raise ActionError(Said.gettext("no draw is offered: offer one first"))
             now = self.clock()
             self._draw_button("ok", now)
             self.render(now)
@@ -780,13 +780,14 @@ class Station:
         """A referee replaces the last move by another legal one (a ruling at the table)."""
         history = self.session.history
         if not history:
-            raise ActionError("there is no move to override")
+            raise ActionError(Said.gettext("there is no move to override"))
         before, old = history[-1]
         game = self.session.game
         try:
             after = game.apply_text(before, text)
         except Exception as exc:
-            raise ActionError(f"{text!r} is not legal there: {exc}") from exc
+            raise ActionError(Said.gettext("{move} is not legal there: {reason}",
+                                           move=repr(text), reason=str(exc))) from exc
         canonical = game.move_text(before, game.parse_move(before, text))
         now = self.clock()
         self._persist(lambda: self.session.revised(old, canonical, after), now)
@@ -877,7 +878,7 @@ class Station:
 
         why = self._hint_refusal()
         if why:
-            raise ActionError(why)
+            raise ActionError(Said.gettext(why))
         game, state = self.session.game, self.session.state
         seat = game.to_move(state)
         assert seat is not None
