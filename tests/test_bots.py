@@ -11,12 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tools.bench.bots import main as bench_main
-from pi_app.bots.selfplay import outcome, play_pair, wilson
 from pi_app.bots import LEVELS
 from pi_app.bots.base import Budget
 from pi_app.bots.levels import make_bot
 from pi_app.bots.play import decide
+from pi_app.bots.selfplay import outcome, play_pair, wilson
 from pi_app.bots.views import (
     TacTikiView,
     ToppleView,
@@ -28,6 +27,7 @@ from pi_app.bots.views import (
 from pi_app.cli import main as cli_main
 from pi_app.games import get_game, tactiki, topple
 from pi_app.games.topple_deck import deck
+from tools.bench.bots import main as bench_main
 
 QUICK = Budget(playouts=25)
 TABLES = [("topple", 2), ("topple", 3), ("topple", 4), ("manami", 2), ("tactiki", 2)]

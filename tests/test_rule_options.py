@@ -179,7 +179,7 @@ def test_a_new_station_game_has_the_limits_off_and_shows_the_configured_variant(
     assert station.session.record["options"]["quiet_limit"] is None
     assert station.session.state.options.shaman_off_board
     assert station.options_words() == "shaman enters"
-    assert station.snapshot(station.scene(0.0))["options"] == ["shaman enters"]
+    assert station.snapshot(station.scene(0.0)).options == ["shaman enters"]
     assert station.scene(0.0).options == "shaman enters"
 
 
