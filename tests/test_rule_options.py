@@ -183,6 +183,23 @@ def test_a_new_station_game_has_the_limits_off_and_shows_the_configured_variant(
     assert station.scene(0.0).options == "shaman enters"
 
 
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "6 rounds, topple bottom"), ("fr", "6 manches, {bottom}"),
+    ("nl", "6 rondes, {bottom}"), ("it", "6 round, {bottom}")])
+def test_the_screen_says_the_options_in_the_stations_language(
+        tmp_path: Path, language: str, words: str) -> None:
+    """The options' words come from the engine (which knows no languages) with their values,
+    and the station says them in its players' language; the record keeps the options, not
+    words."""
+    from pi_app.i18n import translator
+
+    bottom = translator(language).gettext("topple bottom")
+    station = _station(tmp_path, game="topple", language=language,
+                       options={"rounds": 6, "topple_bottom": True})
+    assert station.scene(0.0).options == words.format(bottom=bottom)
+    assert station.session.record["options"]["rounds"] == 6
+
+
 def test_the_page_chooses_options_and_unknown_ones_change_nothing(tmp_path: Path) -> None:
     station = _station(tmp_path, game="topple")
     first = station.session.game_id

@@ -134,6 +134,27 @@ def card_of_tag(tag: str) -> Card | None:
     return tuple(tag.removeprefix("card:").split("/"))
 
 
+class Label(str):
+    """Short words about a game for people (an option in use: "5 rounds"). It *is* the English
+    text, so records, logs and tests read a plain ``str``; it keeps its catalog id and values
+    so the station can say it in its players' language (``pi_app.referee.rule_options``). The
+    engines import nothing of the station's translations: ``Label.gettext`` is the name
+    ``pybabel extract`` knows, so the ids reach the catalogs all the same."""
+
+    msgid: str
+    values: dict[str, object]
+
+    def __new__(cls, msgid: str, /, **values: object) -> Label:
+        label = super().__new__(cls, msgid.format(**values))
+        label.msgid, label.values = msgid, values
+        return label
+
+    @classmethod
+    def gettext(cls, msgid: str, **values: object) -> Label:
+        """``msgid`` with ``values`` put in (English here; translated where shown)."""
+        return cls(msgid, **values)
+
+
 @dataclass(frozen=True)
 class PieceStyle:
     """How a picture draws a piece: in its owner's colour (``owner``: a seat; None for a piece
@@ -400,7 +421,7 @@ class Game(abc.ABC, Generic[S, M]):
         return []
 
     # -- options chosen at the table -------------------------------------------------------------
-    def option_labels(self, options: JSON) -> tuple[str, ...]:
+    def option_labels(self, options: JSON) -> tuple[Label, ...]:
         """Short words for the options of a record that differ from the printed rules, for the
         screen and the page (``()``: the rules as printed)."""
         return ()

@@ -48,6 +48,7 @@ from pi_app.games.base import (
     FinalResult,
     Game,
     IllegalMove,
+    Label,
     OptionPreset,
     PieceStyle,
     RecordError,
@@ -612,20 +613,22 @@ class ManamiGame(Game[ManamiState, Move]):
         return " ".join([kind, *names])
 
     # -- serialisation ---------------------------------------------------------------------------
-    def option_labels(self, options: JSON) -> tuple[str, ...]:
-        out: list[str] = []
+    def option_labels(self, options: JSON) -> tuple[Label, ...]:
+        out: list[Label] = []
         if options.get("shaman") is True:
-            out.append("shaman enters" if options.get("shaman_off_board") is True else "shaman")
+            out.append(Label.gettext("shaman enters") if options.get("shaman_off_board") is True
+                       else Label.gettext("shaman"))
         default = Options()
-        for key, word in (("tokens", "tokens"), ("fruit", "fruit")):
-            value = options.get(key)
-            if isinstance(value, int) and value != getattr(default, key):
-                out.append(f"{value} {word}")
+        tokens, fruit = options.get("tokens"), options.get("fruit")
+        if isinstance(tokens, int) and tokens != default.tokens:
+            out.append(Label.gettext("{count} tokens", count=tokens))
+        if isinstance(fruit, int) and fruit != default.fruit:
+            out.append(Label.gettext("{count} fruit", count=fruit))
         if "tiles" in options:
-            out.append("own tiles")
+            out.append(Label.gettext("own tiles"))
         limit = options.get("quiet_limit", DEFAULT_QUIET_LIMIT)
         if isinstance(limit, int):
-            out.append(f"{limit}-turn limit")
+            out.append(Label.gettext("{count}-turn limit", count=limit))
         return tuple(out)
 
     def piece_style(self, piece: str) -> PieceStyle:

@@ -45,6 +45,7 @@ from pi_app.games.base import (
     FinalResult,
     Game,
     IllegalMove,
+    Label,
     OptionPreset,
     PieceStyle,
     RecordError,
@@ -1011,17 +1012,18 @@ class TacTikiGame(Game[TacState, Move]):
         return {"game": self.name, "options": options, "setup": setup, "moves": []}
 
     # -- options chosen at the table, pictures ---------------------------------------------------
-    def option_labels(self, options: JSON) -> tuple[str, ...]:
-        out: list[str] = []
-        for key, word in (("strict_statue", "strict statue"), ("attack_frozen", "attack frozen")):
-            if options.get(key) is True:
-                out.append(word)
+    def option_labels(self, options: JSON) -> tuple[Label, ...]:
+        out: list[Label] = []
+        if options.get("strict_statue") is True:
+            out.append(Label.gettext("strict statue"))
+        if options.get("attack_frozen") is True:
+            out.append(Label.gettext("attack frozen"))
         ranks = options.get("ranks")
         if isinstance(ranks, list) and sorted(ranks) != list(DEFAULT_RANKS):
-            out.append("own ranks")
+            out.append(Label.gettext("own ranks"))
         quiet = options.get("quiet_turns", DEFAULT_QUIET_TURNS)
         if isinstance(quiet, int) and quiet > 0:
-            out.append(f"draw after {quiet}")
+            out.append(Label.gettext("draw after {count}", count=quiet))
         return tuple(out)
 
     def piece_style(self, piece: str) -> PieceStyle:

@@ -39,6 +39,7 @@ from pi_app.games.base import (
     FinalResult,
     Game,
     IllegalMove,
+    Label,
     OptionPreset,
     RecordError,
     Segment,
@@ -524,15 +525,15 @@ class ToppleGame(Game[ToppleState, Move]):
 
         return [f"action:{c}" for c in CARDS] + [card_tag(c) for c in deck()]
 
-    def option_labels(self, options: JSON) -> tuple[str, ...]:
-        out: list[str] = []
+    def option_labels(self, options: JSON) -> tuple[Label, ...]:
+        out: list[Label] = []
         players = options.get("players", 2)
         rounds = options.get("rounds")
         if isinstance(players, int) and isinstance(rounds, int) \
                 and rounds != default_rounds(players):
-            out.append(f"{rounds} rounds")
+            out.append(Label.gettext("{rounds} rounds", rounds=rounds))
         if options.get("topple_bottom") is True:
-            out.append("topple bottom")
+            out.append(Label.gettext("topple bottom"))
         return tuple(out)
 
     # -- what everybody may see (R15) -----------------------------------------------------------

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.games import GAME_NAMES, RecordError, get_game
-from pi_app.games.base import JSON
-from pi_app.i18n import N_
+from pi_app.games.base import JSON, Label
+from pi_app.i18n import N_, Said, translator
 
 #: Every option key each engine reads (``seeds/*.md``, Options), except Tiki Topple's
 #: ``players``: the players are chosen on their own, and the station writes their count.
@@ -86,12 +86,24 @@ def preset_count(game_name: str) -> int:
     return len(PRESETS.get(game_name, ())) or 1
 
 
-def labels(game_name: str, options: Any) -> tuple[str, ...]:
+def labels(game_name: str, options: Any) -> tuple[Label, ...]:
     """Short words for the options a game's record uses that differ from the printed rules,
     for the OLED's play screen and the page (``()``: the rules as printed)."""
     if not isinstance(options, dict) or game_name not in GAME_NAMES:
         return ()
     return get_game(game_name).option_labels(options)
+
+
+def words(game_name: str, options: Any, lang: str, *, standard: bool = False) -> str:
+    """The options a game uses in ``lang``, as the OLED and the page show them ("5 rounds,
+    topple bottom"; empty, or with ``standard`` the word for the rules as printed)."""
+    said = [Said.gettext(label.msgid, **label.values).in_language(lang)
+            for label in labels(game_name, options)]
+    return ", ".join(said) or (translator(lang).gettext(STANDARD_WORD) if standard else "")
+
+
+#: What MENU says of the rules as printed.
+STANDARD_WORD = N_("standard")
 
 
 @dataclass(frozen=True)

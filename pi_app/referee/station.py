@@ -55,10 +55,10 @@ from pi_app.referee.players import check_count, clean_names, default_names, name
 from pi_app.referee.postgame import PostGame
 from pi_app.referee.rule_options import (
     check_options,
-    labels,
     preset_count,
     preset_options,
     table_options,
+    words,
 )
 from pi_app.referee.session import Session, station_seats
 from pi_app.referee.setup_reader import StackOrder
@@ -561,11 +561,12 @@ class Station:
             return ""
         players = self.status.menu_players or 2
         options = table_options(game, preset_options(game, preset, players), players)
-        return ", ".join(labels(game, options)) or "standard"
+        return words(game, options, self.config.station.language, standard=True)
 
     def options_words(self) -> str:
         """The options the game uses, in short words (empty: the rules as printed)."""
-        return ", ".join(labels(self.session.game.name, self.session.record.get("options")))
+        return words(self.session.game.name, self.session.record.get("options"),
+                     self.config.station.language)
 
     def blocked(self) -> bool:
         """True while no move may be played: cards to tap, or a set-up being read
