@@ -18,8 +18,8 @@ import pytest
 
 from pi_app.board.inference import Position
 from pi_app.board.tracker import view_key
-from pi_app.games import get_game
-from pi_app.referee.opponent import followed_text
+from pi_app.games import get_game, tactiki
+from pi_app.referee.opponent import followed_text, move_cells
 
 
 def _positions(name: str, games: int, plies: int) -> list[Any]:
@@ -53,3 +53,31 @@ def test_every_way_is_shown_under_a_text_the_follower_takes(name: str, games: in
             assert text in offered, (game.move_text(state, way), text, offered)
             renamed += text != game.move_text(state, way)
     assert renamed, "no position here names a way otherwise: the test would prove nothing"
+
+
+def test_a_piece_put_on_a_stack_with_its_namesake_is_shown_as_put() -> None:
+    """The cells the station lights for its move: sensors name a TacTiki piece by owner and
+    rank, so a piece put on a column already holding one of its name (a T3 onto a column with
+    a T3) left nothing "new" there when cells were compared by names; the cell was lit as one
+    to lift from, and a turn of two such steps had no cell to put on at all (the station seat's
+    test saw ``put`` empty once the search bot chose such turns). Whatever the fights do, the
+    hands first put each stepping piece on its step's field, so the last step's field is a
+    cell to put on (unless it reads as before)."""
+    game = get_game("tactiki")
+    namesakes = 0
+    for state in _positions("tactiki", 2, 30):
+        before = game.expected_view(state)
+        for way in game.ways(state):
+            after = game.placement_view(state, way)
+            if after == before:
+                continue  # a step there and back: nothing on the board to show
+            if not isinstance(way, tactiki.Steps):
+                continue  # a piece brought back: not a step
+            lift, put = move_cells(game, state, way)
+            dst = tactiki.FIELD_NAMES[way.steps[-1][1]]
+            if after[dst] == before[dst]:
+                continue  # a namesake left it and another came: the sensors see no change
+            assert dst in put and not set(lift) & set(put), (game.move_text(state, way),
+                                                              lift, put)
+            namesakes += after[dst][-1] in before[dst]
+    assert namesakes, "no step here lands on a namesake: the test would prove nothing"

@@ -85,17 +85,24 @@ def move_cells(game: Game[Any, Any], state: Any, move: Any) -> tuple[tuple[str, 
                                                                        tuple[str, ...]]:
     """(cells to lift from, cells to put on) to carry ``move`` out by hand: the cells whose
     pieces change between the position and the move's placement (before any follow-up the
-    rules then ask for); a cell only losing pieces is lifted from, one gaining any is put on."""
+    rules then ask for); a cell only losing pieces is lifted from, one gaining any is put on.
+
+    A cell is a stack, bottom first: what arrived is what stands above the part the move left
+    alone. Sensors name a piece by owner and rank only, so a piece put on a stack that already
+    holds one of the same name (a TacTiki T3 on a column with a T3 in it) must not count as
+    nothing arriving: that would show its cell as lifted from, and a turn with no cell to put
+    on at all."""
     before = game.expected_view(state)
     after = game.placement_view(state, move)
     lift: list[str] = []
     put: list[str] = []
     for cell in list(before) + [c for c in after if c not in before]:
-        was, now = list(before.get(cell, ())), list(after.get(cell, ()))
+        was, now = tuple(before.get(cell, ())), tuple(after.get(cell, ()))
         if was == now:
             continue
-        arrived = [p for p in now if p not in was]
-        (put if arrived or not was else lift).append(cell)
+        kept = next((i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b),
+                    min(len(was), len(now)))
+        (put if len(now) > kept else lift).append(cell)
     if not lift and len(put) > 1:  # a shuffle in place (a Topple line): no single from-cell
         return (), tuple(put)
     return tuple(lift), tuple(put)
