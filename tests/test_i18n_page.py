@@ -88,6 +88,18 @@ def test_the_page_speaks_the_viewers_language(server: tuple[ServerThread, Statio
     assert _words(html)["past_games"] == seen[0]  # the script gets the same language
 
 
+def test_the_title_says_the_rule_options_in_the_viewers_language(
+        server: tuple[ServerThread, StationFeed]) -> None:
+    running, feed = server
+    feed.update({**OVER, "seq": 4, "options": ["6 rounds"],
+                 "option_words": {"en": "6 rounds", "fr": "6 manches", "nl": "6 rondes"}})
+    for query, title in (("?lang=fr", "Tiki Topple · 6 manches"),
+                         ("?lang=en", "Tiki Topple · 6 rounds"),
+                         ("?lang=it", "Tiki Topple · 6 rounds")):  # none in Italian: English
+        html, _headers = _get(running.url + "/" + query)
+        assert title in unescape(html), (query, title)
+
+
 def test_the_page_offers_every_language_by_name(server: tuple[ServerThread,
                                                               StationFeed]) -> None:
     running, _feed = server
@@ -109,8 +121,10 @@ def test_in_the_browser_the_live_page_stays_in_its_language(
     expected = "Il tabellone non corrisponde alla partita: correggilo."
     wait.until(lambda d: d.find_element(By.ID, "waiting").text == expected)
     assert driver.find_element(By.ID, "status").text == "discrepanza"
-    feed.update({**OVER, "status": "playing", "seq": 5, "winners": None, "to_move": 1})
+    feed.update({**OVER, "status": "playing", "seq": 5, "winners": None, "to_move": 1,
+                 "options": ["6 rounds"], "option_words": {"it": "6 round", "en": "6 rounds"}})
     wait.until(lambda d: d.find_element(By.ID, "waiting").text == "Tocca a Giocatore 2.")
+    wait.until(lambda d: d.find_element(By.ID, "title").text.endswith(" · 6 round"))
 
 
 # -- the dashboard's public overview -------------------------------------------------------------

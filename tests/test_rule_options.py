@@ -198,6 +198,9 @@ def test_the_screen_says_the_options_in_the_stations_language(
                        options={"rounds": 6, "topple_bottom": True})
     assert station.scene(0.0).options == words.format(bottom=bottom)
     assert station.session.record["options"]["rounds"] == 6
+    # The feed carries them in every language, for each viewer of the page.
+    said = station.snapshot(station.scene(0.0)).option_words
+    assert said[language] == words.format(bottom=bottom) and set(said) == {"en", "nl", "fr", "it"}
 
 
 def test_the_page_chooses_options_and_unknown_ones_change_nothing(tmp_path: Path) -> None:

@@ -241,13 +241,18 @@ def review_lines(snapshot: dict[str, Any], words: dict[str, str]) -> list[str]:
     return lines
 
 
-def title_words(snapshot: dict[str, Any], words: dict[str, str] | None = None) -> str:
+def title_words(snapshot: dict[str, Any], words: dict[str, str] | None = None,
+                lang: str = "en") -> str:
     """The game's title (as the reader's edition prints it: ``words``' ``title:`` entries)
-    and the rule options it uses (the page's script says the same)."""
-    options = [str(o) for o in snapshot.get("options") or []]
+    and the rule options it uses, in ``lang`` where the snapshot has them so (the page's
+    script says the same)."""
+    said = snapshot.get("option_words")
+    options = said.get(lang) if isinstance(said, dict) else None
+    if not isinstance(options, str):
+        options = ", ".join(str(o) for o in snapshot.get("options") or [])
     title = str(snapshot.get("title", ""))
     title = (words or {}).get(f"title:{title}", title)
-    return title + (" · " + ", ".join(options) if options else "")
+    return title + (" · " + options if options else "")
 
 
 def player_rows(players: list[Any], scores: list[Any], to_move: Any,
@@ -533,8 +538,10 @@ async function pastGames(s) {
 function show(data) {
   const s = data.snapshot || {};
   setBadge("status", s.status || "idle");
+  const optionWords = (s.option_words || {})[document.documentElement.lang]
+    || (s.options || []).join(", ");
   document.getElementById("title").textContent = say("title:" + s.title, s.title || "")
-    + ((s.options || []).length ? " · " + s.options.join(", ") : "");
+    + (optionWords ? " · " + optionWords : "");
   setSvg("picture", data.svg);
   fill("players", playerRows(s.players, s.scores, s.to_move, s.station_seats));
   document.getElementById("waiting").textContent = waiting(s);

@@ -55,6 +55,14 @@ def _texts(game: Engine | None, value: Any) -> Any:
     return [game.public_text(v) if isinstance(v, str) else None for v in value]
 
 
+def _said(game: Engine | None, value: Any) -> Any:
+    """Language -> one text (the rule options in each language), each made public as a text."""
+    if game is None or not isinstance(value, dict):
+        return HIDDEN
+    return {str(lang): game.public_text(text) for lang, text in value.items()
+            if isinstance(text, str)}
+
+
 def _view(game: Engine | None, value: Any) -> Any:
     """Cell -> piece names, bottom first."""
     if game is None or not isinstance(value, dict):
@@ -156,6 +164,7 @@ SNAPSHOT_FIELDS: dict[str, Shape] = {
     "island": _nested({"villages": _numbers, "supply": _plain, "spoiled": _plain}),
     "prompt": _nested({"kind": _plain, "options": _texts, "selected": _plain}),
     "options": _texts,  # the rule options' short words (pi_app.referee.rule_options.labels)
+    "option_words": _said,  # the same in each language (rule_options.words)
     "station_seats": _seats,
 }
 

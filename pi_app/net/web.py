@@ -349,7 +349,7 @@ def create_station_app(feed: StationFeed, *, token: str | None, brake: Brake | N
         html = pages.render(
             pages.STATION_HTML, lang=lang, board=feed.board, status=status,
             status_words=words.get(f"s_{status}", status), languages=pages.language_links(lang),
-            title=pages.title_words(snap, words), svg=view["svg"],
+            title=pages.title_words(snap, words, lang), svg=view["svg"],
             players=pages.player_rows(list(snap.get("players") or []),
                                       list(snap.get("scores") or []), snap.get("to_move"),
                                       words, snap.get("station_seats")),

@@ -48,6 +48,8 @@ from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt
 from pi_app.errors import TikiError
 from pi_app.games.base import JSON
+from pi_app.i18n import LANGUAGES
+from pi_app.referee.rule_options import words as option_words
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event
 
@@ -138,6 +140,9 @@ class FeedSnapshot:
     notice: str = ""
     review: JSON | None = None
     station_seats: dict[str, str] = field(default_factory=dict)
+    #: ``options`` said in each language the station speaks (one feed serves every viewer of
+    #: the page, each in their own language): language -> "6 manches, ...".
+    option_words: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, session: Session, players: Sequence[str], status: StationStatus | None = None,
@@ -168,7 +173,9 @@ class FeedSnapshot:
             marks=[Mark(kind=f.kind, piece=f.piece, cell=f.cell, to=f.to) for f in fixes],
             notice=notice, review=review,
             station_seats={str(seat): level for seat, level in sorted(
-                (station_seats or {}).items())})
+                (station_seats or {}).items())},
+            option_words={lang: option_words(game.name, options, lang) for lang in LANGUAGES}
+            if isinstance(options, dict) and game.option_labels(options) else {})
 
     def to_json(self) -> JSON:
         """The JSON object the feed sends (the values as they are, not copies)."""
