@@ -192,6 +192,30 @@ def test_a_tag_lying_nowhere_else_is_the_open_cells_own() -> None:
     assert board.tracker.neighbour_reads["s3"] == 0
 
 
+def test_a_tag_on_an_open_cell_goes_where_a_contact_closes_under_it() -> None:
+    """Manami, at the measured 0.385 s scan: a token carried just above the empty a1 is read
+    there (its contact open: the tag lies nowhere else, so a1 shows it, inconsistent); it is
+    set down on a2, whose reader reads it and whose contact closes. a1 keeps reporting it
+    until its reader looks again, a third of a second later. The closing contact is the
+    better claim: a2 shows the token at once, not only once its debounce has run (by then
+    the stale picture on a1 had rested long enough to be taken as a move)."""
+    board = Board("manami")
+    token = board.uid("p1")
+    board.t = 1.0
+    board.read("a1", token)
+    assert board.pieces() == {"a1": ("p1",)}
+    board.wait(0.27)
+    board.read("a2", token)
+    board.contact("a2", True)
+    assert board.pieces() == {"a2": ("p1",)}
+    assert board.tracker.last_change == board.t
+    board.wait(DEBOUNCE)  # a2's contact believed; a1's stale read is a neighbour's
+    assert board.pieces() == {"a2": ("p1",)}
+    assert board.tracker.observation(board.t).complete
+    board.read("a1")
+    assert board.pieces() == {"a2": ("p1",)}
+
+
 def test_a_cell_without_a_presence_sensor_keeps_the_old_rule() -> None:
     """Topple's card pad has a reader and no contact (cards carry no magnet)."""
     board = Board("topple")

@@ -29,12 +29,15 @@ pictures with engine views:
   its old cell lets it go and no closed cell reads it). A tag that lies nowhere else is the
   open cell's, as before the gating: a contact that closes late, chatters or stays open under
   a piece set down (players at pace, the varied sensors) must not lose the piece, and a
-  neighbour's tag always lies on its own cell. A tag read on two closed cells at once stays
-  where it lay (it was placed there, and that reader still reports it); the other read is
-  counted in ``seen_twice``. It moves when its old cell stops reporting it, to the closed
-  cell that read it last (an open one if no closed cell reads it), and at once to a cell
-  whose contact had just closed before the other cell took it (a piece set down next to an
-  occupied cell whose reader, scanned first, read it before its own did).
+  neighbour's tag always lies on its own cell. A tag lying on an open cell moves at once to a
+  cell whose contact is closing under it (the firmware reports it closed; the host debounce
+  still runs): the open cell's read may be a piece carried over it, a reader cycle stale on
+  a slow board. A tag read on two closed cells at once stays where it lay (it was placed
+  there, and that reader still reports it); the other read is counted in ``seen_twice``.
+  It moves when its old cell stops reporting it, to the closed cell that read it last (an
+  open one if no closed cell reads it), and at once to a cell whose contact had just closed
+  before the other cell took it (a piece set down next to an occupied cell whose reader,
+  scanned first, read it before its own did).
   A cell whose contact opens keeps showing the tags it still reports (inconsistent, so not
   judged) until its reader lets them go, as before.
   A cell without a presence sensor (Topple's card pad) is not gated: a tag newly read there
@@ -207,7 +210,8 @@ class Tracker:
             self._read_at[(name, uid)] = t
             if self.registry.lookup(uid) is None:
                 self._stranger(uid, name)
-            if self._gated(name) and self._lies_elsewhere(uid, name):
+            if self._gated(name) and self._lies_elsewhere(uid, name) \
+                    and not self._closing_over_open(name, uid):
                 self.neighbour_reads[name] += 1  # not this cell's own (not yet, at least)
             else:
                 self._claim(uid, name, t)
@@ -257,6 +261,18 @@ class Tracker:
         counted: it turns up elsewhere because it was moved there."""
         home = self._home.get(uid)
         return home is not None and home != name
+
+    def _closing_over_open(self, name: str, uid: str) -> bool:
+        """Is ``name``'s contact closing (the firmware reports it closed, the debounce is
+        still running) under ``uid`` while the cell the tag lies on is open? An open cell
+        holds a tag only because no other cell claimed it (a piece carried just above it is
+        read there too), so a cell whose contact closes under the same tag has the better
+        claim: the piece is being set down there. Waiting for the debounce would leave the
+        stale read on the open cell as the picture, long enough on a slow-scanning board
+        for it to be taken as a move."""
+        home = self._home.get(uid)
+        return name in self._full_since and home is not None and home != name \
+            and self._gated(home)
 
     def _holds(self, name: str, uid: str) -> bool:
         """Does ``uid`` still lie on ``name`` by its sensors (closed, and its reader still
@@ -317,6 +333,12 @@ class Tracker:
             self._empty_since.pop(name, None)
             if not self._present.get(name, False) and name not in self._full_since:
                 self._full_since[name] = t
+                moved = [uid for uid in self._seen.get(name, ())
+                         if self._closing_over_open(name, uid)]
+                for uid in moved:  # read here, lying on an open cell: set down here
+                    self._claim(uid, name, t)
+                if moved:
+                    self.last_change = t
                 return True  # not believed yet: poll() will settle it
             return False
         self._full_since.pop(name, None)
