@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -187,6 +188,56 @@ def test_a_tactiki_station_seat_plays_whole_two_step_turns(tmp_path: Path) -> No
         assert station.accepted_log[-1] == shown.text
         assert table.state == game.apply(before, shown.move)
     assert len(station.accepted_log) == 4
+
+
+def _stored_until_a_forced_station_turn(tmp_path: Path, bots: dict[str, Any]) -> Any:
+    """Store a TacTiki game (the :class:`Table`'s configuration, so a station opened on the
+    same database resumes it) played at random up to a move of seat 0 after which seat 1, the
+    station's, can only pass; that move, for the person to carry out."""
+    store = EventStore(tmp_path / "tikiboard.db")
+    config = Config(station=replace(StationConfig(), game="tactiki", seed=5,
+                                    tactiki_setup="deal", data_dir=str(tmp_path), bots=bots))
+    session = Station(config, store, registry_for("tactiki"), clock=lambda: 0.0).session
+    game, start = session.game, session.state
+    for seed in range(20):
+        rng, state = random.Random(seed), start
+        moves: list[str] = []
+        while not game.is_over(state) and len(moves) < 600:
+            mover = game.to_move(state)
+            move = game.random_move(state, rng)
+            after = game.apply(state, move)
+            if mover == 0 and not game.is_over(after) and game.to_move(after) == 1 \
+                    and [game.move_text(after, m) for m in game.legal_moves(after)] == ["pass"]:
+                for text in moves:
+                    here = session.state
+                    session.moved(text, game.to_move(here),
+                                  game.apply(here, game.parse_move(here, text)))
+                store.close()
+                return move
+            moves.append(game.move_text(state, move))
+            state = after
+    raise AssertionError("no game here reaches a forced pass for seat 1")
+
+
+def test_the_station_takes_its_seats_forced_pass_without_refusing_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """When the station's seat can only pass, the follower takes the pass at once (nothing to
+    carry out, ``Acceptance.FORCED``), before the station has thought out its move. It is the
+    station's move whatever the bot would say: it was refused as "not the station's move"
+    (shown: none yet) and taken only once the bot had answered (the long soak's log)."""
+    bots = {"1": "greedy"}
+    move = _stored_until_a_forced_station_turn(tmp_path, bots)
+    table = Table(tmp_path, "tactiki", bots)
+    game, station = table.game, table.station
+    assert game.to_move(table.state) == 0 and len(station.accepted_log) == 0
+    stored = len(station.session.history)
+    caplog.set_level(logging.INFO, logger="pi_app.referee.station")
+    table.carry_out(move)  # the person's move; the station's seat then has only a pass
+    assert not [r for r in caplog.records if "not the station's move" in r.getMessage()]
+    assert station.accepted_log[-1] == "pass" and game.to_move(table.state) == 0
+    events = station.store.events(station.session.game_id, ("move",))
+    assert [e.data.get("how") for e in events][stored + 1:] == ["forced"]
+    assert station.status.guidance is None and station.opponent.shown is None
 
 
 def test_a_topple_station_seat_draws_its_own_secret_card(tmp_path: Path) -> None:

@@ -838,8 +838,13 @@ class Station:
         """A move for a station's seat must be the move the station showed. Any other, even a
         legal one, is a wrong execution: the follower is put back, so the usual guidance leads
         the board back to the position, and the station's move is shown again. (Taking the
-        person's move instead would store, as the station's, a move it never chose.)"""
-        if not self.opponent.plays(outcome.player):
+        person's move instead would store, as the station's, a move it never chose.)
+
+        A move the follower takes as the only one there is (``Acceptance.FORCED``: a pass, a
+        decision that changes nothing) is the station's whatever its bot would say, and is
+        taken at once, before the bot has answered: refusing it as not shown only made the
+        follower take it again and again until the bot had thought it out."""
+        if not self.opponent.plays(outcome.player) or outcome.how is Acceptance.FORCED:
             return True
         shown = self._shown(before)
         if shown is not None and shown.kind == "station" and shown.text == outcome.text:
