@@ -190,33 +190,84 @@ def test_a_tactiki_station_seat_plays_whole_two_step_turns(tmp_path: Path) -> No
     assert len(station.accepted_log) == 4
 
 
-def _stored_until_a_forced_station_turn(tmp_path: Path, bots: dict[str, Any]) -> Any:
+def _stored_until(tmp_path: Path, bots: dict[str, Any], found: Any) -> Any:
     """Store a TacTiki game (the :class:`Table`'s configuration, so a station opened on the
-    same database resumes it) played at random up to a move of seat 0 after which seat 1, the
-    station's, can only pass; that move, for the person to carry out."""
+    same database resumes it) played at random up to the first position for which
+    ``found(station, state, ply, move)`` holds, ``move`` the random move from there; that
+    move."""
     store = EventStore(tmp_path / "tikiboard.db")
     config = Config(station=replace(StationConfig(), game="tactiki", seed=5,
                                     tactiki_setup="deal", data_dir=str(tmp_path), bots=bots))
-    session = Station(config, store, registry_for("tactiki"), clock=lambda: 0.0).session
+    station = Station(config, store, registry_for("tactiki"), clock=lambda: 0.0)
+    session = station.session
     game, start = session.game, session.state
     for seed in range(20):
         rng, state = random.Random(seed), start
         moves: list[str] = []
         while not game.is_over(state) and len(moves) < 600:
-            mover = game.to_move(state)
             move = game.random_move(state, rng)
-            after = game.apply(state, move)
-            if mover == 0 and not game.is_over(after) and game.to_move(after) == 1 \
-                    and [game.move_text(after, m) for m in game.legal_moves(after)] == ["pass"]:
+            if found(station, state, len(moves), move):
                 for text in moves:
                     here = session.state
                     session.moved(text, game.to_move(here),
                                   game.apply(here, game.parse_move(here, text)))
+                station.opponent.close()
                 store.close()
                 return move
             moves.append(game.move_text(state, move))
-            state = after
-    raise AssertionError("no game here reaches a forced pass for seat 1")
+            state = game.apply(state, move)
+    raise AssertionError("no game here reaches the position wanted")
+
+
+def _leaves_the_station_a_pass(station: Station, state: Any, ply: int, move: Any) -> bool:
+    """Seat 0's ``move`` leaves seat 1 only a pass."""
+    game = station.session.game
+    after = game.apply(state, move)
+    return game.to_move(state) == 0 and not game.is_over(after) \
+        and game.to_move(after) == 1 \
+        and [game.move_text(after, m) for m in game.legal_moves(after)] == ["pass"]
+
+
+def _namesakes_put(game: Any, state: Any, move: Any) -> list[str]:
+    """The fields a step of ``move`` puts a piece on that already hold one of its name (the
+    sensors tell pieces by owner and rank only)."""
+    before, after = game.expected_view(state), game.placement_view(state, move)
+    return [c for c in after if len(after[c]) > len(before.get(c, ()))
+            and after[c][-1] in before.get(c, ())]
+
+
+def _station_puts_on_a_namesake(station: Station, state: Any, ply: int, move: Any) -> bool:
+    """Seat 1, the station's, chooses here a turn that puts a piece on its namesake."""
+    game, opponent = station.session.game, station.opponent
+    if game.to_move(state) != 1:
+        return False
+    opponent.want("station", game, state, ply)
+    opponent.wait()
+    shown = opponent.want("station", game, state, ply)
+    assert shown is not None
+    return bool(_namesakes_put(game, state, shown.move))
+
+
+def test_a_station_turn_onto_a_namesake_is_lit_as_put_and_taken(tmp_path: Path) -> None:
+    """A station's TacTiki turn that puts a piece on a column already holding one of its
+    name lit that field as one to lift from (cells were compared by the pieces' names), and
+    a turn of two such steps had no field to put on (``put`` empty, seen by the two-step test
+    above). The field is lit to put on, and the turn carried out is the station's move."""
+    bots = {"1": "greedy"}
+    _stored_until(tmp_path, bots, _station_puts_on_a_namesake)
+    table = Table(tmp_path, "tactiki", bots)
+    game, station = table.game, table.station
+    before = table.state
+    shown = table.station_move()
+    namesakes = _namesakes_put(game, before, shown.move)
+    assert namesakes and set(namesakes) <= set(shown.put) and shown.lift
+    assert not set(shown.lift) & set(shown.put)
+    lit = table.lit()
+    assert all(lit[c] == "station_put" for c in shown.put)
+    assert all(lit[c] == "station_lift" for c in shown.lift)
+    table.carry_out(shown.move)
+    assert station.accepted_log[-1] == shown.text
+    assert table.state == game.apply(before, shown.move)
 
 
 def test_the_station_takes_its_seats_forced_pass_without_refusing_it(
@@ -226,7 +277,7 @@ def test_the_station_takes_its_seats_forced_pass_without_refusing_it(
     station's move whatever the bot would say: it was refused as "not the station's move"
     (shown: none yet) and taken only once the bot had answered (the long soak's log)."""
     bots = {"1": "greedy"}
-    move = _stored_until_a_forced_station_turn(tmp_path, bots)
+    move = _stored_until(tmp_path, bots, _leaves_the_station_a_pass)
     table = Table(tmp_path, "tactiki", bots)
     game, station = table.game, table.station
     assert game.to_move(table.state) == 0 and len(station.accepted_log) == 0
