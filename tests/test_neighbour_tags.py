@@ -268,3 +268,69 @@ def test_games_with_neighbour_reads_are_followed_exactly(game: str) -> None:
     stats = neighbour_play(game, moves=120, seed=5, neighbour=0.05)
     assert stats.moves_made >= 120
     assert (stats.phantom, stats.missed) == (0, 0), stats
+
+
+@pytest.mark.parametrize("read_early", [True, False])
+def test_a_piece_carried_past_a_stack_lies_where_its_contact_closes(read_early: bool) -> None:
+    """From a steady TacTiki game (accuracy bench, table 11000033, 1.04 s scan): C1 lifted
+    off d2 is read on e1's stack on its way, then set down on the empty e2, whose reader
+    (scanned at once for the contact that closed) reads it alone. e1's contact never changed,
+    so only a read put C1 there; e2's closing contact is the better witness. The old rule kept
+    it on e1 until e1's reader let it go, three cycles (3 s) later: by then the move had been
+    taken as 'd2-e2 e2-e1' and was too old to revise."""
+    board = Board()
+    c1, c4 = board.uid("C1"), board.uid("C4")
+    board.put("d2", c1)
+    board.put("e1", c4)
+    board.wait(5.0)
+    board.contact("d2", False)
+    board.wait(0.2)
+    board.read("d2")
+    board.read("e1", c4, c1)  # carried past e1: its reader reads it there
+    board.wait(0.1)
+    board.contact("e2", True)
+    if read_early:  # read before the contact has held closed
+        board.wait(0.03)
+        board.read("e2", c1)
+        board.wait(0.1)
+    else:
+        board.wait(0.1)
+        board.read("e2", c1)
+    assert board.pieces() == {"e1": ("C4",), "e2": ("C1",)}
+    assert board.tracker.observation(board.t).complete
+
+
+def test_a_piece_stacked_stays_when_a_piece_is_set_down_beside_it() -> None:
+    """The converse: C1 set on e1's stack for real; another piece set down on e2 next to it
+    is read with C1 (a neighbour's read). C1 stays on e1: e2 reads its own piece."""
+    board = Board()
+    c1, c4, t3 = board.uid("C1"), board.uid("C4"), board.uid("T3")
+    board.put("d2", c1)
+    board.put("e1", c4)
+    board.wait(5.0)
+    board.contact("d2", False)
+    board.wait(0.2)
+    board.read("d2")
+    board.read("e1", c4, c1)
+    board.wait(0.3)
+    board.contact("e2", True)
+    board.wait(0.1)
+    board.read("e2", c1, t3)
+    assert board.pieces() == {"e1": ("C1", "C4"), "e2": ("T3",)}
+
+
+def test_a_piece_lifted_off_a_stack_lies_where_its_contact_closes() -> None:
+    """From the neighbour-read TacTiki games (seed 5, 1.04 s scan): the top tiki of a1's
+    stack is set down on the empty a2, whose reader reads it alone. a1's reader reports it
+    for three more cycles; the old rule kept it on a1 all that time (a2 closed and empty,
+    so the move was not seen until then, and a neighbour read on a1 restarted the wait)."""
+    board = Board()
+    t2a, t2b = board.uid("T2", 0), board.uid("T2", 1)
+    board.put("a1", t2a, t2b)
+    board.wait(5.0)
+    board.contact("a2", True)
+    board.wait(0.02)
+    board.read("a2", t2b)
+    board.wait(0.1)
+    assert board.pieces() == {"a1": ("T2",), "a2": ("T2",)}
+    assert board.tracker.observation(board.t).complete
