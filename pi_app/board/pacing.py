@@ -27,8 +27,14 @@ CYCLES: Mapping[str, float] = {
     # revision below corrects it.
     "settle_min": 0.5,
     # A correction (the piece put back, the move finished elsewhere) is read a cycle after it
-    # is made, at worst: the windows for it span that cycle and a quarter more.
-    "revise_placed": 1.25,
+    # is made, at worst: the windows for it span that cycle and a quarter more. A move that
+    # put a piece on a stack is taken half a cycle (``settle_min``) after the stack's reader
+    # read it; a hand that goes on from there sets the piece down a moment later, and its new
+    # cell is read up to a cycle after that: two cycles in all (the long soak's TacTiki game
+    # 2000088, 1.04 s scan: 'd2-c2 c2-c1' taken for 'd2-c2 c2-b2', the right picture 1.3 s
+    # after, just past 1.25 cycles). Below the configured 1.2 s on Manami and
+    # Topple, so only TacTiki's window changes.
+    "revise_placed": 2.0,
     "revise_window": 2.5,
     # A tag missed by a scan on a closed cell comes back at its reader's next turn, a cycle
     # later (the tracker's ``miss_grace``).
