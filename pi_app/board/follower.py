@@ -292,6 +292,7 @@ class Follower(Generic[S, M]):
         # the move): a piece one of them took off that is back on the board undoes it and
         # those after it (two Toasts in a row that were a hand holding two tikis).
         self._removals: list[tuple[Position, Option]] = []
+        self._reopened: Option | None = None  # the last move whose window opened again
         self._follow_up = self._pending_follow_up()
 
     @property
@@ -743,6 +744,9 @@ class Follower(Generic[S, M]):
             self._previous = (previous, accepted, when)
         undone = self._came_back_undo(observation, quiet, now)
         window = self.revise_window if accepted.lifts_only else self.revise_placed
+        if not undone and now - when <= window and self._carried_on(accepted, observation):
+            when = now
+            self._previous = (previous, accepted, when)
         if undone or now - when > window:
             return undone
         decision = previous.classify(observation)
@@ -778,6 +782,22 @@ class Follower(Generic[S, M]):
         self._removals = [(previous, self._previous[1])] if self._previous[1].lifts_only else []
         self._follow_up = option.placement if option.has_follow_up else None
         return [MoveRevised(now, accepted.text, option.text, option.state)]
+
+    def _carried_on(self, accepted: Option, observation: Observation) -> bool:
+        """Has a piece of a move taken because it rested on a stack (``extendable``) left
+        the cell the move put it on, the first time since? A stack's contact does not change
+        under a piece carried over it, so the move rested on a read alone; the stack's reader
+        reports the piece gone only after three misses, and only then is its read on the cell
+        the hand went on to believed: the right picture comes three cycles after the stack's
+        read, and the window to revise the move opens again from the moment the piece left
+        (accuracy table 11000035, Manami: 'a1-b1-c1' taken for 'a1-b1-b2', right 1.41 s
+        after it). Once per move: a board that keeps changing is the next player's."""
+        if not accepted.extendable or accepted.lifts_only or self._reopened is accepted:
+            return False
+        if _only_additions(accepted.placement, observation.key(self.cells)):
+            return False
+        self._reopened = accepted
+        return True
 
     def _came_back_undo(self, observation: Observation, quiet: float,
                         now: float) -> list[Outcome[S]]:
