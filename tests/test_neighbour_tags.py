@@ -334,3 +334,21 @@ def test_a_piece_lifted_off_a_stack_lies_where_its_contact_closes() -> None:
     board.wait(0.1)
     assert board.pieces() == {"a1": ("T2",), "a2": ("T2",)}
     assert board.tracker.observation(board.t).complete
+
+
+def test_a_slot_that_read_its_own_tiki_does_not_take_the_next_ones_later() -> None:
+    """From a Topple game with neighbour reads (seed 5, 0.1 s scan): Huhu set down on s5 is
+    read there as its contact closes; Akamai set down on s6 a moment later is read there,
+    and s5's reader picks it up too, 0.43 s (four scans) after s5 closed. The piece that
+    closed s5 was read long before: Akamai is s6's. The old rule gave it to s5 (within
+    ``miss_grace``, 0.6 s) and the legal swap showed as two tikis on one slot."""
+    board = Board("topple")
+    huhu, akamai = board.uid("Huhu"), board.uid("Akamai")
+    board.put("s5", huhu)
+    board.wait(0.23)
+    board.read("s6", akamai)
+    board.contact("s6", True)
+    board.wait(0.1)
+    board.read("s5", huhu, akamai)
+    assert board.pieces()["s5"] == (board.registry[huhu],)
+    assert board.pieces()["s6"] == (board.registry[akamai],)

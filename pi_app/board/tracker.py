@@ -288,14 +288,14 @@ class Tracker:
         unless it lies on another cell with a presence sensor that still holds it (a tag read
         on two closed cells is the one it was placed on; the other read is a neighbour's).
         Placed means: the cell it lay on already, unless this cell's contact closed (within
-        ``miss_grace``) before the other cell took the tag: then the piece was set down here
+        :attr:`_first_read`) before the other cell took the tag: then the piece was set down here
         and the closed neighbour, scanned first, read it before this cell's reader did."""
         home = self._home.get(uid)
         if home is not None and home != name and self.geometry.cell(name).presence is not None \
                 and self.geometry.cell(home).presence is not None and self._holds(home, uid):
             closed = self._closed_at.get(name, -1e18)
-            if t - closed > self.miss_grace or (closed > self._claimed_at.get(uid, -1e18)
-                                                and not self._closed_under(home, name, closed)):
+            if t - closed > self._first_read or (closed > self._claimed_at.get(uid, -1e18)
+                                                 and not self._closed_under(home, name, closed)):
                 self.seen_twice[name] += 1
                 return
             self.seen_twice[home] += 1  # just set down here: the other read is the neighbour's
@@ -305,6 +305,17 @@ class Tracker:
         for other, kept in self._sticky.items():  # it has left the cell that missed it
             if other != name:
                 kept.pop(uid, None)
+
+    @property
+    def _first_read(self) -> float:
+        """How long after a cell's contact closed its reader has read the piece that closed
+        it: at its next turn, or the one after if that scan missed it (two cycles), and not
+        longer than ``miss_grace``. A tag read there later, while it lies on a closed
+        neighbour, is the neighbour's. On a fast board the two cycles are the shorter
+        (Topple, 0.1 s: a slot's reader read its own tiki and scanned four more times; the
+        tiki set down next door, read there 0.43 s after the slot closed, was taken for the
+        slot's and the legal swap shown as two tikis on one slot)."""
+        return min(self.miss_grace, 2 * self.scan_period)
 
     def _closed_under(self, home: str, name: str, closed: float) -> bool:
         """Is the tag lying on ``home`` the one tag ``name`` reads since its contact closed,
