@@ -36,7 +36,8 @@ firmware measures and reports, or the board file's until its first report:
   make a move look like another for a moment, the follower revises: when, within this time of
   accepting a move, the board shows a legal result of the position before it that nothing
   explains from the new position, the last move is replaced (:class:`MoveRevised`).
-* ``revise_placed``: the same, shorter, for a move that put a piece somewhere (not a removal,
+* ``revise_placed``: the same, shorter (longer on a slow TacTiki board, :mod:`.pacing`),
+  for a move that put a piece somewhere (not a removal,
   which a hand resting mid-Topple fakes for ``settle_removal`` and then goes on): the same
   hand going on, or a knocked piece put back, shows within about a second, while players at
   real pace start the next move 0.5 s after the last came to rest; a longer window let their

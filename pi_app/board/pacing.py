@@ -32,9 +32,15 @@ CYCLES: Mapping[str, float] = {
     # read it; a hand that goes on from there sets the piece down a moment later, and its new
     # cell is read up to a cycle after that: two cycles in all (the long soak's TacTiki game
     # 2000088, 1.04 s scan: 'd2-c2 c2-c1' taken for 'd2-c2 c2-b2', the right picture 1.3 s
-    # after, just past 1.25 cycles). Below the configured 1.2 s on Manami and
-    # Topple, so only TacTiki's window changes.
-    "revise_placed": 2.0,
+    # after, just past 1.25 cycles). A piece carried over a stack onto a cell that already
+    # holds one (no contact changes) is read there half a cycle after the move was taken, but
+    # the tracker keeps it on the stack until the stack's reader has missed it three times:
+    # the right picture comes three cycles after the stack's read (game 3000142, 1.04 s scan:
+    # 'a1-a2 a2-b2' taken for a1-a3, right 2.7 s after the stack's read, past two cycles).
+    # Only a move the board may extend or a piece coming back is revised, so the longer
+    # window does not take the next player's move for this one. Below the configured 1.2 s
+    # on Manami and Topple, so only TacTiki's window changes.
+    "revise_placed": 3.25,
     "revise_window": 2.5,
     # A tag missed by a scan on a closed cell comes back at its reader's next turn, a cycle
     # later (the tracker's ``miss_grace``).
