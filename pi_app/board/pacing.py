@@ -27,7 +27,7 @@ CYCLES: Mapping[str, float] = {
     # revision below corrects it.
     "settle_min": 0.5,
     # A correction (the piece put back, the move finished elsewhere) is read a cycle after it
-    # is made, at worst: the windows for it span that cycle and a quarter more. A move that
+    # is made, at worst: ``revise_window`` spans that and more. A move that
     # put a piece on a stack is taken half a cycle (``settle_min``) after the stack's reader
     # read it; a hand that goes on from there sets the piece down a moment later, and its new
     # cell is read up to a cycle after that: two cycles in all (the long soak's TacTiki game
@@ -38,8 +38,9 @@ CYCLES: Mapping[str, float] = {
     # the right picture comes three cycles after the stack's read (game 3000142, 1.04 s scan:
     # 'a1-a2 a2-b2' taken for a1-a3, right 2.7 s after the stack's read, past two cycles).
     # Only a move the board may extend or a piece coming back is revised, so the longer
-    # window does not take the next player's move for this one. Below the configured 1.2 s
-    # on Manami and Topple, so only TacTiki's window changes.
+    # window does not take the next player's move for this one. On Topple (0.1 s) it stays
+    # below the configured 1.2 s; on Manami (0.385 s) it is 1.25 s, a hair over; on TacTiki
+    # (1.04 s) 3.4 s.
     "revise_placed": 3.25,
     "revise_window": 2.5,
     # A tag missed by a scan on a closed cell comes back at its reader's next turn, a cycle
