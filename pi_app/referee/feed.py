@@ -156,6 +156,7 @@ class FeedSnapshot:
         game, state, record = session.game, session.state, session.record
         winners = () if draw_agreed else game.winners(state)
         options = record.get("options")
+        labels = game.option_labels(options) if isinstance(options, dict) else ()
         return cls(
             game=game.name, title=game.title, game_id=session.game_id, players=list(players),
             status=status or (StationStatus.OVER if game.is_over(state)
@@ -165,7 +166,7 @@ class FeedSnapshot:
             moves=session.moves(), record=record,
             view={cell: list(pieces) for cell, pieces in game.expected_view(state).items()},
             island=game.table_facts(state), text=game.describe(state),
-            options=list(game.option_labels(options)) if isinstance(options, dict) else [],
+            options=list(labels),
             updated=clock(),
             prompt=None if prompt is None else PromptShown(
                 kind=prompt.kind, options=list(prompt.options), selected=prompt.selected),
@@ -175,7 +176,7 @@ class FeedSnapshot:
             station_seats={str(seat): level for seat, level in sorted(
                 (station_seats or {}).items())},
             option_words={lang: option_words(game.name, options, lang) for lang in LANGUAGES}
-            if isinstance(options, dict) and game.option_labels(options) else {})
+            if labels else {})
 
     def to_json(self) -> JSON:
         """The JSON object the feed sends (the values as they are, not copies)."""
