@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.games import GAME_NAMES, RecordError, get_game
-from pi_app.games.base import JSON, Label
+from pi_app.games.base import JSON, STANDARD, Label
 from pi_app.i18n import N_, Said, translator
 
 #: Every option key each engine reads (``seeds/*.md``, Options), except Tiki Topple's
@@ -77,7 +77,7 @@ def _with_players(game_name: str, options: Mapping[str, Any], players: int) -> J
 
 def preset_options(game_name: str, index: int, players: int) -> JSON:
     """The options of MENU's preset ``index`` (wrapping) for ``game_name``."""
-    presets = PRESETS.get(game_name, (("standard", lambda _n: {}),))
+    presets = PRESETS.get(game_name, ((STANDARD.name, STANDARD.options),))
     options: JSON = presets[index % len(presets)][1](players)
     return options
 
