@@ -395,9 +395,13 @@ class DemoPlayers:
 
     async def restack(self, view: Any) -> None:
         """TacTiki: the stacks were laid out at once, so the station asks for the fields whose
-        order it could not see; lift their pieces off and put them back one at a time."""
+        order it could not see; lift their pieces off and put them back one at a time, each
+        after the board has had a whole scan cycle to read the one before (on a TacTiki board
+        about a second: put back faster, two pieces are first seen in one scan again and the
+        station has to ask again)."""
         for _ in range(3):  # the board is read reader by reader: more fields may follow
-            await asyncio.sleep(1.0)
+            cycle = self.station.follower.tracker.scan_period
+            await asyncio.sleep(max(1.0, 1.5 * cycle))
             prompt = self._prompt()
             if prompt is None or prompt.kind != "order":
                 return
@@ -405,7 +409,7 @@ class DemoPlayers:
             await self.players.change({c: () for c in fields})
             for height in range(1, max(len(view[c]) for c in fields) + 1):
                 await self.players.change({c: tuple(view[c][:height]) for c in fields})
-                await asyncio.sleep(0.3)
+                await asyncio.sleep(max(0.3, 1.5 * cycle))
 
     async def tap_cards(self) -> None:
         """Each player draws a secret card (a Topple Secret Tiki card) from the whole deck and

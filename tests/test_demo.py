@@ -171,3 +171,19 @@ def test_web_serves_the_station_page_while_the_demo_plays(tmp_path: Path) -> Non
         assert proc.wait(60) == 0
     finally:
         proc.kill()
+
+
+@pytest.mark.slow
+def test_the_tactiki_demo_gets_past_its_set_up_read_at_the_boards_real_scan(
+        tmp_path: Path) -> None:
+    """At TacTiki's measured scan (about 1 s a cycle) the demo's hands put a stack's pieces back
+    one a cycle, as the station asks: put back 0.3 s apart they were first seen in one scan
+    again, the station asked again, and the demo never left its set-up (0 moves in 30 turns)."""
+    import io
+
+    from pi_app.demo import run_demo
+
+    station = asyncio.run(run_demo("tactiki", seed=3, max_turns=3, speed=20,
+                                   out=io.StringIO(), data_dir=tmp_path))
+    assert station.status.reading is None
+    assert len(station.session.history) >= 3
