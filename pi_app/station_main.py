@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.referee import daemon, firstboot
 from pi_app.referee.address import page_address
@@ -21,6 +21,9 @@ from pi_app.referee.daemon import Notices
 from pi_app.referee.firstboot import FirstBoot
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
+
+if TYPE_CHECKING:
+    from pi_app.net.schema import LocksPayload
 
 log = logging.getLogger("pi_app.referee.daemon")  # the journal's lines keep their source
 
@@ -32,7 +35,7 @@ def start_network(config: Config, station: Station, store: EventStore, notices: 
     The page never stops the station: while its port is taken it is off, the screen and the
     feed say why (the station's notice), and it comes back by itself once the port frees.
     The publisher's connection news (refused: wrong password, not allowed; connected) is the
-    notice's MQTT part.
+    notice's MQTT part; the referee's locks it reads (``tiki/EVENT/locks``) lock the hints.
     """
     tasks: list[Any] = []
     if config.web.enabled:
@@ -56,10 +59,16 @@ def start_network(config: Config, station: Station, store: EventStore, notices: 
             with contextlib.suppress(RuntimeError):  # the loop closed while stopping
                 loop.call_soon_threadsafe(notices.say, "mqtt", text)
 
+        def locks(payload: LocksPayload) -> None:  # from paho's thread: the referee's locks changed
+            by = None if payload.hints else (payload.by or "referee")
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(lambda: station.lock_hints(by, station.clock()))
+
         try:
             from pi_app.net import mqtt
 
-            tasks.append(mqtt.start_publisher(station.feed, store, config, on_link=mqtt_news))
+            tasks.append(mqtt.start_publisher(station.feed, store, config, on_link=mqtt_news,
+                                              on_locks=locks))
         except Exception:
             log.exception("the MQTT publisher could not start")
     return tasks

@@ -20,15 +20,18 @@ writes three files that ``mosquitto -c DIR/mosquitto.conf`` runs with:
   PUBACK, and recommends ``max_packet_size`` instead, so only that one is written;
 * ``passwd``: one user per board (user name = board id) and the referee user, hashed by
   ``mosquitto_passwd -U`` (never stored in clear);
-* ``acl``: the referee reads the event's tree and writes nothing; every station writes only
-  under its own board through the line ``pattern write tiki/EVENT/board/%u/#`` and reads nothing.
+* ``acl``: the referee reads the event's tree and writes only ``tiki/EVENT/locks`` (hints off
+  for every station); every station writes only under its own board through the line
+  ``pattern write tiki/EVENT/board/%u/#`` and reads only the locks.
 
 The ACL file as written for event ``open25``::
 
     user referee
     topic read tiki/open25/#
+    topic write tiki/open25/locks
 
     pattern write tiki/open25/board/%u/#
+    pattern read tiki/open25/locks
 
 A station that publishes as another board gets its PUBLISH dropped by the broker (MQTT 5 says so
 in the PUBACK: reason 135, not authorised; the publisher reports it and keeps the event).
@@ -53,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_app.errors import TikiError
+from pi_app.net import topics
 from pi_app.net.topics import ROOT, check_name
 
 MOSQUITTO = "mosquitto"
@@ -100,13 +104,17 @@ def new_password() -> str:
 
 def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = ()) -> str:
     check_name(event, "event")
-    text = (f"# tikiboard tournament {event}: the referee reads everything, writes nothing.\n"
+    text = (f"# tikiboard tournament {event}: the referee reads everything and writes only\n"
+            "# the locks every station reads (hints off in tournament play).\n"
             f"user {referee_user}\n"
-            f"topic read {ROOT}/{event}/#\n\n")
+            f"topic read {ROOT}/{event}/#\n"
+            f"topic write {topics.locks_topic(event)}\n\n")
     for reader in readers:
         text += f"user {check_name(reader, 'reader')}\ntopic read {ROOT}/{event}/#\n\n"
-    return text + ("# Every station writes only under its own board (user name = board id).\n"
-                   f"pattern write {ROOT}/{event}/board/%u/#\n")
+    return text + ("# Every station writes only under its own board (user name = board id)\n"
+                   "# and reads only the referee's locks.\n"
+                   f"pattern write {ROOT}/{event}/board/%u/#\n"
+                   f"pattern read {topics.locks_topic(event)}\n")
 
 
 def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None = None,

@@ -187,6 +187,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     from pi_app.net.dashboard_app import create_dashboard_app
     from pi_app.net.desk import Desk, Incoming
     from pi_app.net.ledger import Ledger
+    from pi_app.net.schema import LocksPayload
     from pi_app.net.subscriber import Subscriber
     from pi_app.net.tournament_app import TournamentDesk, tournament_routes
 
@@ -202,9 +203,13 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
         def deliver(message: Incoming) -> None:
             loop.call_soon_threadsafe(desk.receive, message)
 
+        def locks(payload: LocksPayload) -> None:  # paho's thread
+            loop.call_soon_threadsafe(tournament.on_locks, payload)
+
         subscriber = Subscriber(config.broker, config.event, deliver, on_ready=desk.ready.set,
-                                client_id=config.client_id)
+                                client_id=config.client_id, on_locks=locks)
         desk.acker = subscriber.ack
+        tournament.send_locks = subscriber.publish_locks
         subscriber.start()
         try:
             yield

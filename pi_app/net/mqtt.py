@@ -31,6 +31,9 @@ Why it is built this way:
   never marked; the publisher reports the error, drops the connection and tries again later.
 * The last will marks the board ``offline`` (retained) when the station vanishes; a clean stop
   says so itself.
+* One message comes the other way: the referee's locks (``tiki/EVENT/locks``, retained; only
+  the referee may write it). The station subscribes on every connection and is told when they
+  change; a payload that does not read keeps the locks it had.
 * Nothing hidden leaves the station while a game is on (:mod:`pi_app.net.redact`, the engines'
   public views): a station's credentials are on every table and the ACL is one mistake away
   from letting anyone read. Events, the game header, ``state`` and ``record`` carry the public
@@ -61,6 +64,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pi_app.games.base import JSON
 from pi_app.net import topics
 from pi_app.net.redact import is_over, public_data, public_record, public_snapshot
+from pi_app.net.schema import LocksPayload, PayloadError, read_locks
 from pi_app.records import fold
 from pi_app.referee.config import Config as StationConfig
 from pi_app.referee.feed import StationFeed
@@ -204,7 +208,8 @@ class Publisher:
     """Publishes one station's store and feed snapshots; see the module docstring."""
 
     def __init__(self, store_path: str | Path, config: PublisherConfig, *,
-                 on_link: Callable[[str], None] | None = None) -> None:
+                 on_link: Callable[[str], None] | None = None,
+                 on_locks: Callable[[LocksPayload], None] | None = None) -> None:
         topics.check_name(config.event, "event")
         topics.check_name(config.board, "board")
         if str(store_path) == ":memory:":
@@ -225,6 +230,10 @@ class Publisher:
         """Told, from the publishing thread, what the station's screen should say about the
         broker: :func:`refusal_notice` when it refused the login, "" once connected."""
         self._refused_said = ""
+        self._on_locks = on_locks
+        """Told, from paho's thread, the referee's locks each time they change (the retained
+        message arrives on every connection; an unchanged one is not passed on)."""
+        self._locks: LocksPayload | None = None
 
     def topic(self, leaf: str) -> str:
         return topics.topic(self.config.event, self.config.board, leaf)
@@ -321,6 +330,7 @@ class Publisher:
         client.on_connect = lambda _c, _u, _f, rc, _p: self._post("connect", gen, 0, rc)
         client.on_disconnect = lambda _c, _u, _f, rc, _p: self._post("disconnect", gen, 0, rc)
         client.on_publish = lambda _c, _u, mid, rc, _p: self._post("puback", gen, mid, rc)
+        client.on_message = lambda _c, _u, message: self._locks_message(message)
         client.max_inflight_messages_set(self.config.window + 8)
         with self._cond:
             self._inbox.clear()
@@ -345,6 +355,8 @@ class Publisher:
                      self.config.board)
             self._refused_said = ""
             self._tell("")
+            if self._on_locks is not None:
+                client.subscribe(topics.locks_topic(self.config.event), qos=topics.QOS)
             self._session(store, link)
             return True
         finally:
@@ -384,6 +396,24 @@ class Publisher:
                   "every %.0f s", broker.host, broker.port, self.config.board, broker.username,
                   rc, notice.removeprefix("MQTT: "), self.config.retry_max)
         self._tell(notice)
+
+    def _locks_message(self, message: mqtt.MQTTMessage) -> None:
+        """The referee's locks (paho's thread). A payload that does not read keeps the locks
+        the station had: a tournament station must not unlock itself on a garbled message."""
+        if self._on_locks is None or message.topic != topics.locks_topic(self.config.event):
+            return
+        try:
+            locks = read_locks(bytes(message.payload))
+        except PayloadError as exc:
+            self._error(f"the referee's locks do not read, kept as they were: {exc}")
+            return
+        if locks == self._locks:
+            return
+        self._locks = locks
+        try:
+            self._on_locks(locks)
+        except Exception:  # the station's side must never stop the publishing
+            log.exception("could not apply the referee's locks %r", locks)
 
     def _tell(self, notice: str) -> None:
         if self._on_link is None:
@@ -591,16 +621,19 @@ def refusal_notice(rc: ReasonCode | None) -> str:
 
 def start_publisher(feed: StationFeed, store: EventStore,
                     config: PublisherConfig | StationConfig, *,
-                    on_link: Callable[[str], None] | None = None) -> Publisher:
+                    on_link: Callable[[str], None] | None = None,
+                    on_locks: Callable[[LocksPayload], None] | None = None) -> Publisher:
     """Publish ``feed``'s station: listens to the feed, reads ``store``'s file, starts a thread.
 
     ``config`` is a :class:`PublisherConfig`, or the daemon's whole config (its ``[mqtt]``).
     ``on_link``: told from the publisher's thread what the screen should say about the broker
     (:func:`refusal_notice`, "" once connected); hand it to your loop thread-safely.
+    ``on_locks``: told, from paho's thread, the referee's locks (``tiki/EVENT/locks``) when they
+    change; without it the station does not subscribe.
     """
     if not isinstance(config, PublisherConfig):
         config = PublisherConfig.from_station(config)
-    publisher = Publisher(store.path, config, on_link=on_link)
+    publisher = Publisher(store.path, config, on_link=on_link, on_locks=on_locks)
     feed.listen(publisher.on_feed)
     publisher.on_feed("status", feed.snapshot)
     return publisher.start()

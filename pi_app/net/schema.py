@@ -25,6 +25,7 @@ from typing import Any, TypeVar, Union
 
 from pi_app.errors import UnreadableInput
 from pi_app.games.base import JSON
+from pi_app.net import topics
 from pi_app.referee.feed import StationStatus
 
 T = TypeVar("T")
@@ -151,6 +152,30 @@ EVENT_DATA: dict[str, type] = {"move": MoveData, "revise": MoveData, "takeback":
 
 LEAVES: dict[str, type] = {"status": StatusPayload, "state": StatePayload,
                            "record": RecordPayload, "game": GamePayload, "events": EventPayload}
+
+
+@dataclass(frozen=True)
+class LocksPayload:
+    """``tiki/EVENT/locks`` (retained, the referee's): what every station of the event refuses.
+
+    Read by the stations, not the desk: the station trusts it because the broker lets only the
+    referee write it (``pi_app.net.broker``). An empty retained message clears it: all allowed.
+    """
+
+    hints: bool = True
+    by: str | None = None
+    t: float | None = None
+
+
+def read_locks(payload: bytes) -> LocksPayload:
+    """The locks a retained ``…/locks`` message says (empty: none); :class:`PayloadError` for
+    anything else, so a station keeps the locks it had rather than guess."""
+    if not payload:
+        return LocksPayload()
+    data = topics.decode(payload)
+    if data is None:
+        raise PayloadError("locks: not a JSON object")
+    return parse(LocksPayload, data, "locks")
 
 
 def check(leaf: str, payload: JSON, board: str | None = None) -> JSON:

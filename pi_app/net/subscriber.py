@@ -11,6 +11,9 @@
   the broker send it again instead of losing it.
 * Messages are handed to the desk's event loop with ``call_soon_threadsafe``; the paho thread
   never touches the model or the database.
+* The referee's locks (``tiki/EVENT/locks``, retained) are subscribed on every connection and
+  handed to ``on_locks`` (not to the desk); :meth:`Subscriber.publish_locks` is the one thing the
+  dashboard ever publishes.
 * Acknowledgements carry the connection they belong to; after a reconnect, old message ids mean
   nothing, and the broker re-sends those messages anyway (the desk drops the repeats).
 """
@@ -29,6 +32,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pi_app.net import topics
 from pi_app.net.desk import Incoming
 from pi_app.net.mqtt import BrokerOptions, new_client
+from pi_app.net.schema import LocksPayload, PayloadError, read_locks
 
 SESSION_EXPIRY = 7 * 24 * 3600
 
@@ -36,7 +40,8 @@ SESSION_EXPIRY = 7 * 24 * 3600
 class Subscriber:
     def __init__(self, options: BrokerOptions, event: str, deliver: Callable[[Incoming], None],
                  *, client_id: str | None = None,
-                 on_ready: Callable[[], None] | None = None) -> None:
+                 on_ready: Callable[[], None] | None = None,
+                 on_locks: Callable[[LocksPayload], None] | None = None) -> None:
         self.options = options
         self.event = topics.check_name(event, "event")
         self.deliver = deliver
@@ -46,7 +51,12 @@ class Subscriber:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
+        self.client.on_publish = self._on_publish
+        self._refused: set[int] = set()
+        """Ids of our publishes the broker refused (PUBACK reason 135: the ACL)."""
         self.on_ready = on_ready
+        self.on_locks = on_locks
+        self.locks_topic = topics.locks_topic(self.event)
         self.client.reconnect_delay_set(1, 5)
         self._gen = 0
         self._lock = threading.Lock()
@@ -73,6 +83,8 @@ class Subscriber:
             self._gen += 1
         self.last_error = None
         self.connected.set()
+        if self.on_locks is not None:  # every time: the retained locks come with it
+            client.subscribe(self.locks_topic, qos=topics.QOS)
         if not flags.session_present:
             client.subscribe(topics.event_filter(self.event), qos=topics.QOS)
         elif self.on_ready is not None:
@@ -93,10 +105,47 @@ class Subscriber:
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.locks_topic:
+            self._locks(message)
+            return
         with self._lock:
             gen = self._gen
         self.deliver(Incoming(message.topic, bytes(message.payload), message.mid, message.qos,
                               gen, time.time(), retained=bool(message.retain)))
+
+    def _locks(self, message: mqtt.MQTTMessage) -> None:
+        """The locks as the broker holds them (acknowledged at once: nothing to store)."""
+        if message.qos > 0:
+            self.client.ack(message.mid, message.qos)
+        try:
+            locks = read_locks(bytes(message.payload))
+        except PayloadError as exc:
+            self.last_error = f"the locks on the broker do not read: {exc}"
+            return
+        if self.on_locks is not None:
+            self.on_locks(locks)
+
+    def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int, rc: ReasonCode,
+                    _props: Properties | None) -> None:
+        if rc.is_failure:
+            with self._lock:
+                self._refused.add(mid)
+
+    def publish_locks(self, locks: LocksPayload, timeout: float = 3.0) -> bool:
+        """Send the referee's locks to every station (retained); True once the broker took
+        them. Blocks up to ``timeout``: call it off the event loop."""
+        payload = topics.encode({"hints": locks.hints, "by": locks.by, "t": locks.t})
+        try:
+            info = self.client.publish(self.locks_topic, payload, qos=topics.QOS, retain=True)
+            info.wait_for_publish(timeout)
+        except (RuntimeError, ValueError):  # not connected, or the queue is full
+            return False
+        with self._lock:
+            refused = info.mid in self._refused
+            self._refused.discard(info.mid)
+        if refused:
+            self.last_error = "the broker refused the locks (may this user write them?)"
+        return info.is_published() and not refused
 
     def ack(self, messages: list[Incoming]) -> None:
         """PUBACK what the desk committed (only messages of the current connection)."""

@@ -16,6 +16,11 @@ leaf        retained   QoS      payload (JSON)
                                 "data"}``; ``seq`` is the station's ``events.id``
 ==========  =========  =======  ====================================================================
 
+One topic goes the other way, from the referee to every station of the event:
+``tiki/EVENT/locks`` (retained, QoS 1) ``{"hints": false, "by", "t"}`` says what the stations
+must refuse (hints, for now: off in tournament play). The broker's ACL lets only the referee
+write it and every user read it; an empty retained message clears it (everything allowed).
+
 ``seq`` increases by one per event across a station's games (SQLite AUTOINCREMENT in one file):
 the dashboard keeps the highest ``seq`` per board, drops anything at or below it as a duplicate
 (QoS 1 delivers at least once) and reports a jump as a gap.
@@ -49,6 +54,11 @@ def topic(event: str, board: str, leaf: str) -> str:
     if leaf not in LEAVES:
         raise TopicError(f"unknown topic leaf {leaf!r}")
     return f"{board_prefix(event, board)}/{leaf}"
+
+
+def locks_topic(event: str) -> str:
+    """The referee's locks for every station of ``event`` (the one topic a station reads)."""
+    return f"{ROOT}/{check_name(event, 'event')}/locks"
 
 
 def event_filter(event: str) -> str:

@@ -36,6 +36,7 @@ game in the ledger, so the board's own page and the records say the same.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import json
 import sqlite3
@@ -54,6 +55,7 @@ from pi_app.games.base import JSON
 from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.desk import Desk
+from pi_app.net.schema import LocksPayload
 from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html, page_words
 from pi_app.tournament import director, export
 from pi_app.tournament.model import Tournament, TournamentError
@@ -108,6 +110,16 @@ class TournamentDesk:
         self.tournament: Tournament | None = self.store.load()
         self.version = 1
         self.notices: collections.deque[str] = collections.deque(maxlen=NOTICES)
+        self.locks = LocksPayload()
+        """The referee's locks as the broker holds them (``tiki/EVENT/locks``)."""
+        self.send_locks: Callable[[LocksPayload], bool] | None = None
+        """Publishes new locks to every station (the subscriber's; None: no broker here)."""
+
+    def on_locks(self, locks: LocksPayload) -> None:
+        """The broker's retained locks (on connecting, and after every change)."""
+        if locks != self.locks:
+            self.locks = locks
+            self.version += 1
 
     def close(self) -> None:
         self.store.close()
@@ -309,7 +321,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         return choose(request.headers.get("accept-language"), request.query_params.get("lang"))
 
     def body_html(request: Request) -> str:
-        return live_html(tdesk.tournament, boards=sorted(desk.boards),
+        return live_html(tdesk.tournament, boards=sorted(desk.boards), locks=tdesk.locks,
                          notices=list(tdesk.notices), referee=access.referee(request) is not None,
                          event=desk.event, lang=reader(request))
 
@@ -416,6 +428,27 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         number = _round_of(body)
         tdesk.apply(lambda t: director.assign_boards(t, wanted, number))
 
+    async def hints(request: Request) -> Response:
+        """Lock (``{"locked": true}``) or allow hints at every station of the event."""
+        user = access.referee(request)
+        if user is None:
+            return refuse(401, "log in as a referee first")
+        if not await access.csrf_ok(request, None):
+            return refuse(403, "missing or wrong CSRF token")
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except (UnicodeDecodeError, ValueError):
+            body = None
+        locked = body.get("locked") if isinstance(body, dict) else None
+        if not isinstance(locked, bool):
+            return refuse(400, 'send {"locked": true} or {"locked": false}')
+        locks = LocksPayload(hints=not locked, by=user if locked else None, t=time.time())
+        send = tdesk.send_locks
+        if send is None or not await asyncio.to_thread(send, locks):
+            return refuse(409, "the broker did not take the lock: is the dashboard connected?")
+        tdesk.on_locks(locks)
+        return JSONResponse({"ok": True, "version": tdesk.version})
+
     def confirm(user: str, body: Mapping[str, Any]) -> None:
         tdesk.confirm(user, _int(body.get("table"), "table"), _round_of(body),
                       _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"))
@@ -437,5 +470,6 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament/pair", action(pair), methods=post),
         Route("/api/tournament/boards", action(boards), methods=post),
         Route("/api/tournament/confirm", action(confirm), methods=post),
+        Route("/api/tournament/hints", hints, methods=post),
         Route("/static/tournament.js", script),
     ]

@@ -16,6 +16,7 @@ from html import escape
 
 from pi_app.games import get_game
 from pi_app.i18n import N_, game_title, translator
+from pi_app.net.schema import LocksPayload
 from pi_app.tournament.export import number_text, result_text
 from pi_app.tournament.model import Game, Pairing, Round, Tournament
 from pi_app.tournament.standings import TIEBREAKS_TOPPLE, TIEBREAKS_TWO_PLAYER, standings
@@ -232,14 +233,33 @@ def _standings(t: Tournament, _: Say) -> str:
             "</p></section>")
 
 
+def _hints(locks: LocksPayload, referee: bool, _: Say) -> str:
+    """Whether the stations give hints, and the referee's switch (every station of the event
+    reads it from the broker, ``tiki/EVENT/locks``)."""
+    if locks.hints:
+        said = _("Hints at the tables: allowed")
+    else:
+        said = _("Hints at the tables: locked by {referee}").format(referee=locks.by or "?")
+    button = ""
+    if referee:
+        label = _("Allow hints") if not locks.hints else _("Lock hints")
+        button = _form("hints", '<input type="hidden" name="locked" data-type="bool" '
+                                f'value="{"false" if not locks.hints else "true"}">'
+                                f'<button type="submit" id="hints-switch">{_e(label)}</button>',
+                       "hints-form")
+    return f'<section id="hints"><p id="hints-state">{_e(said)}</p>{button}</section>'
+
+
 def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[str],
-              referee: bool, event: str, lang: str = "en") -> str:
+              referee: bool, event: str, lang: str = "en",
+              locks: LocksPayload | None = None) -> str:
     """The page's changing part: everything below the header, in ``lang``."""
     _ = translator(lang).gettext
+    hints = _hints(locks or LocksPayload(), referee, _)
     if t is None:
         inner = _new_form(event, _) if referee else ""
         heading = _e(_("No tournament yet"))
-        return f'<section id="no-tournament"><h2>{heading}</h2>{inner}</section>'
+        return f'<section id="no-tournament"><h2>{heading}</h2>{inner}</section>' + hints
     current = t.current
     pair = ""
     if referee:
@@ -263,7 +283,7 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
              f"<p>{_e(game_title(get_game(t.game.value).title, _))} \u00b7 {_e(players)} \u00b7 "
              f"{round_word}</p>{pair}{records}</section>")
-    return (title + notes + _standings(t, _) + rounds + _players(t, referee, _))
+    return (title + hints + notes + _standings(t, _) + rounds + _players(t, referee, _))
 
 
 TOURNAMENT_JS = r"""

@@ -12,8 +12,9 @@ to one worker thread and the station polls it on each step (the bots are pure an
 immutable, so nothing is shared). Every answer is tied to the position it was asked for, so an
 answer that arrives after the position changed (a takeback, a new game) is never shown.
 
-Hints (``[station] hints``) use the same machinery, from the view of the player to move; the
-referee's lock for a tournament is that key set to false.
+Hints (``[station] hints``) use the same machinery, from the view of the player to move; they
+are locked at the table by that key set to false, and at a tournament by the referee from the
+dashboard (``Station.lock_hints``, through the broker's ``tiki/EVENT/locks``).
 
 Chance: each decision draws from a ``random.Random`` seeded by the station's seed, the game and
 the ply, so a game with a fixed seed and a playout budget plays the same; with no seed the

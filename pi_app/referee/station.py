@@ -119,6 +119,9 @@ class Station:
         self.postgame = PostGame()  # the review of the game that just ended
         self.opponent = Opponent(parse_bots(config.station.bots), seed=seed,
                                  hints=config.station.hints)
+        self.referee_lock: str | None = None
+        """Who locked hints from the tournament dashboard (``tiki/EVENT/locks``), None while
+        they are not locked there; ``[station] hints = false`` locks them at the table."""
         self._expecting: object = None  # the follower's position restricted to its move
         self.status = Status()
         # The board is built for one geometry (its cells, sensors and LED strip): it is what
@@ -812,7 +815,7 @@ class Station:
             if shown is not None and self._expecting is not self.follower.position:
                 self.follower.expect_only(shown.text)  # any other move: a wrong execution
                 self._expecting = self.follower.position
-        elif opp.pending("hint", state):
+        elif opp.pending("hint", state) and self.referee_lock is None:
             opp.want("hint", game, state, len(self.session.history))
 
     def _shown(self, state: Any) -> Shown | None:
@@ -854,9 +857,25 @@ class Station:
                  "none yet" if shown is None else shown.text)
         return False
 
+    def lock_hints(self, by: str | None, now: float) -> None:
+        """The referee locked hints (``by``: who) or lifted the lock (None), from the tournament
+        dashboard through the broker. A hint on the board goes out at once, and one being
+        thought out is not shown."""
+        if by == self.referee_lock:
+            return
+        self.referee_lock = by
+        log.info("hints %s by the referee%s", "locked" if by is not None else "allowed again",
+                 f" ({by})" if by else "")
+        if by is not None and self.opponent.shown is not None \
+                and self.opponent.shown.kind == "hint":
+            self.opponent.forget("hint")
+            self.render(now)
+
     def _hint_refusal(self) -> str:
         """Why no hint can be given now (empty: one can)."""
         game, state = self.session.game, self.session.state
+        if self.referee_lock is not None:
+            return N_("hints are locked by the referee")
         if not self.opponent.hints:
             return N_("hints are off (tournament mode)")
         if self.status.phase != "play" or self.blocked() or game.is_over(state) \
@@ -891,7 +910,7 @@ class Station:
         shown = await asyncio.to_thread(
             think, "hint", game, state, seat, HINT_LEVEL,
             random.Random(self.rng.random()), self.opponent.budget)
-        if self.session.state == state:
+        if self.session.state == state and self.referee_lock is None:
             self.opponent.shown = shown
             self.render(self.clock())
         return {"ok": True, "seat": seat, "move": game.public_text(shown.text),
