@@ -6,7 +6,8 @@ Runs under MicroPython's unix port (the real interpreter the Pico runs) and unde
         firmware/test_vectors.json
     ... host_selftest.py scan hardware/boards/topple.json hardware/pinmap.json
     ... host_selftest.py bench hardware/boards/tactiki.json hardware/pinmap.json [CYCLES]
-    ... host_selftest.py cycle hardware/boards/tactiki.json hardware/pinmap.json
+    ... host_selftest.py cycle hardware/boards/tactiki.json hardware/pinmap.json [LAYOUT]
+    ... host_selftest.py costs hardware/boards/tactiki.json hardware/pinmap.json
 
 ``scan`` wires the firmware exactly as main.py does (tikifw.board.build_device) but with the
 fake ``machine`` module of hostsim/ routed to chip emulators (tikifw.chipsim), plays a fixed
@@ -131,20 +132,24 @@ def scenario(game_path, pinmap_path):
     device, board, chips, transport, clock, _bus = rig(game_path, pinmap_path)
     stacked = isinstance(chips[0], chipsim.Pn5180Chip) if chips else False
     run_for(device, clock, 150)
+    # Pieces put down close their cells' presence switches, as on the board: the firmware
+    # leaves an empty cell's reader out of most cycles (scanner.Scanner.idle).
     board.set_tags(0, [UID_A[0]] if not stacked else [UID_V[0]])
     if stacked:
         board.set_tags(1, UID_V[1:6])  # a stack of five in one field
     else:
         board.set_tags(1, [UID_A[1]])
-    run_for(device, clock, 150)
     if board.presence:
         board.set_presence(0, True)
-    run_for(device, clock, 100)
+        board.set_presence(1, True)
+    run_for(device, clock, 250)
     board.set_tags(0, [])
+    if board.presence:
+        board.set_presence(0, False)
     run_for(device, clock, 400)
-    chips[2].dead = True
+    chips[1].dead = True  # the reader under the stack stops answering
     run_for(device, clock, 300)
-    chips[2].dead = False
+    chips[1].dead = False
     run_for(device, clock, 1000)
     command(transport, proto.CMD_SNAPSHOT, 1)
     run_for(device, clock, 5)
@@ -159,33 +164,142 @@ def scenario(game_path, pinmap_path):
     return transport.frames
 
 
-def measure_cycle(game_path, pinmap_path, beats=4):
-    """Scan cycle on emulated chips in air time, as the firmware reports it in SCAN_TIMES.
+# Board layouts for ``cycle``: per layout, (cell name, number of tags) for each occupied cell.
+# "alternate" is every second reader cell with a three-tag stack whose UIDs collide (one
+# NTAG on Topple); "start" and "mid" are a game's start position and one from the middle of a
+# game (pi_app's engines, seed 1, 40 random moves); "full" is the slowest board a game gives:
+# every piece on a cell of its own, so the most readers hold a tag.
+LAYOUTS = {
+    "topple": {
+        "start": [("s" + str(i), 1) for i in range(1, 10)],
+        "mid": [("s" + str(i), 1) for i in range(1, 6)],
+        "full": [("s" + str(i), 1) for i in range(1, 10)] + [("card", 1)],
+    },
+    "manami": {
+        "start": [],
+        "mid": [("a1", 1), ("a2", 1), ("a3", 2), ("b1", 1), ("b2", 2), ("c1", 1), ("c2", 1),
+                ("c3", 1)],
+        "full": [(c + r, 3) for c in "abc" for r in "123"],
+    },
+    "tactiki": {
+        "start": [(c + r, 2) for c in "abcde" for r in "15"],
+        "mid": [("a1", 1), ("a2", 1), ("a3", 1), ("a4", 1), ("a5", 1), ("b1", 1), ("b2", 1),
+                ("c1", 1), ("c2", 1), ("c5", 1), ("d1", 2), ("d2", 1), ("d3", 1), ("d5", 3),
+                ("e1", 1)],
+        "full": [(c + r, 1) for c in "abcde" for r in "1234"],
+    },
+}
 
-    Every second cell holds a stack (three ISO 15693 tags, or one NTAG on Topple), the others
-    are empty; returns the last report as a dict.
+
+class Rng:
+    """xorshift32: the same UIDs under CPython and MicroPython (whose ``random`` has no
+    ``Random`` class)."""
+
+    def __init__(self, seed):
+        self.x = (seed * 2654435761) % 4294967296 or 1
+
+    def byte(self):
+        x = self.x
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self.x = x
+        return x & 0xFF
+
+
+def random_uids(rng, n, stacked):
+    """``n`` tag UIDs as real tags carry them: ISO 15693 E0 04 ... (the low nibble, which picks
+    the inventory slot, at random) or 7-byte NTAGs."""
+    out = []
+    for _ in range(n):
+        tail = bytes(rng.byte() for _ in range(5 if stacked else 6))
+        out.append((b"\xe0\x04\x01" if stacked else b"\x04") + tail)
+    return out
+
+
+def place(board, geometry, chips, layout, seed=1):
+    """Put ``layout``'s tags on the emulated board and close those cells' presence switches."""
+    rng = Rng(seed)
+    stacked = isinstance(chips[0], chipsim.Pn5180Chip) if chips else False
+    cells = {c["name"]: c for c in geometry["cells"]}
+    if layout == "alternate":
+        spots = []
+        for c in geometry["cells"]:
+            r = c.get("reader")
+            if r is not None and r % 2 == 0:
+                spots.append((c["name"], 3 if stacked else 1))
+    else:
+        spots = LAYOUTS[geometry["game"]][layout]
+    for name, n in spots:
+        cell = cells[name]
+        if layout == "alternate":
+            uids = UID_V[:3] if stacked else [UID_A[cell["reader"] % 4]]
+        else:
+            uids = random_uids(rng, n, stacked)
+        if cell.get("reader") is not None:
+            board.set_tags(cell["reader"], uids)
+        if cell.get("presence") is not None:
+            board.set_presence(cell["presence"], True)
+
+
+def measure_cycle(game_path, pinmap_path, layout="alternate", cycles=24, seed=1):
+    """Scan cycles on emulated chips in air time, as the firmware measures and reports them.
+
+    ``layout`` is "alternate" or a name in LAYOUTS. Runs ``cycles`` full board cycles after
+    the first few (the boot cycle scans every reader once); returns the shortest, mean and
+    longest cycle the device measured, its last SCAN_TIMES (``reported_ms``: what the Pi
+    stretches its waits to) and each reader's last scan.
     """
     device, board, chips, transport, _clock, bus = rig(game_path, pinmap_path, air_time=True)
-    stacked = isinstance(chips[0], chipsim.Pn5180Chip) if chips else False
-    for i in range(len(chips)):
-        if i % 2 == 0:
-            board.set_tags(i, UID_V[:3] if stacked else [UID_A[i % 4]])
-    report = None
-    seen = 0
-    while seen < beats:
+    place(board, load(game_path), chips, layout, seed)
+    while device.cycles < 3:  # boot: every reader initialised and read once
+        if not device.poll():
+            bus.clock.sleep_us(1000)
+    first = device.cycles
+    lengths = []
+    reports = []
+    while device.cycles < first + cycles:
+        before = device.cycles
         if not device.poll():
             bus.clock.sleep_us(1000)  # idle until the next board cycle is due
+        if device.cycles != before:
+            lengths.append(device.cycle_ms)
         for frame in transport.frames:
             mtype, _seq, payload = proto.unframe(frame[:-1])
             if mtype == proto.SCAN_TIMES:
-                report = payload
-                seen += 1
+                reports.append(struct.unpack("<HB", payload[4:7])[0])
         transport.frames = []
-    cycle_ms, n = struct.unpack("<HB", report[4:7])
-    readers = list(struct.unpack("<" + str(n) + "H", report[7:7 + 2 * n]))
+    readers = device.reader_ms
+    scanned = [ms for ms in readers if ms is not None]
     return {"board": board_info(load(game_path))[0], "chip": chips[0].__class__.__name__,
-            "readers": n, "cycle_ms": cycle_ms, "reader_ms_min": min(readers),
-            "reader_ms_max": max(readers), "reader_ms": readers}
+            "layout": layout, "readers": len(readers), "cycle_ms": lengths[-1],
+            "cycle_ms_min": min(lengths), "cycle_ms_mean": sum(lengths) // len(lengths),
+            "cycle_ms_max": max(lengths), "reported_ms": reports[-1] if reports else None,
+            "reported_ms_max": max(reports) if reports else None,
+            "reader_ms_min": min(scanned), "reader_ms_max": max(scanned),
+            "reader_ms": readers}
+
+
+def reader_costs(game_path, pinmap_path, max_tags=5, trials=40, seed=1):
+    """Microseconds one reader scan takes on the emulated chips in air time, by how many tags
+    lie in its field: the mean over ``trials`` random sets of UIDs (a stack's UIDs decide
+    whether two tags collide in a slot and a masked round follows), as a list indexed by
+    the number of tags. pi_app/sim/sensors.py models the scan on these figures."""
+    rng = Rng(seed)
+    device, board, chips, _transport, _clock, bus = rig(game_path, pinmap_path, air_time=True)
+    stacked = isinstance(chips[0], chipsim.Pn5180Chip) if chips else False
+    scanner = device.scanner
+    scanner.scan_reader(0, 0)  # init outside the timing
+    out = []
+    for n in range(max_tags + 1 if stacked else 2):
+        total = 0
+        for _ in range(trials):
+            board.set_tags(0, random_uids(rng, n, stacked))
+            t0 = bus.clock.t
+            scanner.scan_reader(0, 0)
+            total += bus.clock.t - t0
+        out.append(total * 1000000 // (trials * chipsim.FC))
+    return out
 
 
 def check_vectors(path):
@@ -337,8 +451,12 @@ def main(argv):
         cycles = int(argv[4]) if len(argv) > 4 else 20
         print(json.dumps(bench(argv[2], argv[3], cycles)))
         return 0
+    if mode == "costs":
+        print(json.dumps(reader_costs(argv[2], argv[3])))
+        return 0
     if mode == "cycle":
-        print(json.dumps(measure_cycle(argv[2], argv[3])))
+        layout = argv[4] if len(argv) > 4 else "alternate"
+        print(json.dumps(measure_cycle(argv[2], argv[3], layout)))
         return 0
     print("unknown mode " + mode)
     return 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -580,7 +581,8 @@ def test_scenario_under_cpython(game: str) -> None:
     assert tags[2].t_ms - tags[0].t_ms >= 300  # three clean misses at 100 ms
     assert any(isinstance(x, m.Presence) and x.present for x in msgs)
     errors = [(x.code, x.arg) for x in msgs if isinstance(x, m.Error)]
-    assert errors[:2] == [(m.ERR_READER_FAULT, 2), (m.ERR_READER_RECOVERED, 2)]
+    # the reader under the stack stops answering and comes back (host_selftest.scenario)
+    assert errors[:2] == [(m.ERR_READER_FAULT, 1), (m.ERR_READER_RECOVERED, 1)]
     assert errors[-1][0] == m.ERR_BAD_HOST_FRAME
     acks = [(a.cmd_seq, a.status) for a in msgs if isinstance(a, m.Ack)]
     assert acks == [(1, 0), (2, 0), (3, 1), (4, 2), (5, 0), (6, 0)]
@@ -588,7 +590,8 @@ def test_scenario_under_cpython(game: str) -> None:
     beats = [x for x in msgs if isinstance(x, m.Heartbeat)]
     times = [x for x in msgs if isinstance(x, m.ScanTimes)]
     assert len(times) == len(beats) and all(  # one SCAN_TIMES after every HEARTBEAT
-        len(t.reader_ms) == hello.readers and t.cycle_ms == b.cycle_ms
+        # HEARTBEAT: the last cycle; SCAN_TIMES: the longest recent one (or the projected next)
+        len(t.reader_ms) == hello.readers and t.cycle_ms >= b.cycle_ms
         for t, b in zip(times, beats, strict=True))
 
 
@@ -609,7 +612,17 @@ def test_scan_cycle_measured_on_emulated_chips_in_air_time(
     assert all(empty_ms[0] <= ms <= empty_ms[1] for ms in empty), readers
     assert all(stack_ms[0] <= ms <= stack_ms[1] for ms in stacks), readers
     n = len(readers)  # each reading rounds to whole milliseconds
-    assert sum(readers) - n <= report["cycle_ms"] <= sum(readers) + 2 * n
+    # An empty cell's reader is left out of most cycles (its presence switch reads open), so
+    # a cycle costs the readers with tags, those of cells without a presence switch (Topple's
+    # card pad), and a few re-reads; never more than every reader.
+    geometry = json.loads((ROOT / "hardware/boards" / f"{game}.json").read_text())
+    sensed = {c["reader"] for c in geometry["cells"]
+              if c.get("reader") is not None and c.get("presence") is not None}
+    always = [ms for i, ms in enumerate(readers) if i % 2 == 0 or i not in sensed]
+    assert sum(always) - n <= report["cycle_ms_min"]
+    assert report["cycle_ms_max"] <= sum(readers) + 2 * n
+    assert report["cycle_ms_max"] < sum(readers) - len(readers[1::2]) // 2 * empty_ms[0]
+    assert report["reported_ms"] >= report["cycle_ms_max"]  # SCAN_TIMES: the longest recent
 
 
 def test_vectors_check_under_cpython() -> None:

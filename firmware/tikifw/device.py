@@ -48,7 +48,12 @@ class Device:
         # Presence sensor -> reader of the same cell: a presence change there is read at once,
         # ahead of the round-robin (docs/hardware-notes.md §8: presence first, identity confirms).
         self.presence_readers = presence_readers or {}
+        if self.presence_readers and not scanner.reader_presence:
+            scanner.reader_presence = {r: s for s, r in self.presence_readers.items()}
         self.urgent = []
+        # The last few full cycles' durations: enough to span a whole re-read rotation of the
+        # idle readers (Config.reread_cycles), so their longest one is one with re-reads in it.
+        self.recent_ms = [0] * max(self.config.reread_cycles, 1)
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, mtype, payload):
@@ -72,8 +77,32 @@ class Device:
         self.send(proto.HEARTBEAT, proto.heartbeat(
             now, self.cycles, self.frames_tx, self.deframer.bad, self.scanner.reader_errors,
             self.cycle_ms))
-        self.send(proto.SCAN_TIMES, proto.scan_times(now, self.cycle_ms, self.reader_ms))
+        self.send(proto.SCAN_TIMES, proto.scan_times(now, self.safe_cycle_ms(), self.reader_ms))
         self.last_heartbeat = now
+
+    def safe_cycle_ms(self):
+        """The cycle SCAN_TIMES reports: the longest of the recent full cycles, or what the
+        next one would cost if longer (the readers that will be scanned, at their last
+        measured time, plus this cycle's share of re-reads).
+
+        Since idle readers are left out, the cycle depends on how many cells hold pieces, and
+        a cycle with more re-reads in it is longer. The Pi stretches its waits to this figure
+        (pi_app/board/pacing.py): the last cycle alone could be a short one just before a long
+        one, and a board filling up between two reports would make the Pi's waits too short.
+        """
+        s = self.scanner
+        every = max(self.config.reread_cycles, 1)
+        busy_ms = 0
+        idle_ms = []
+        for i, ms in enumerate(self.reader_ms):
+            if every > 1 and s.empty(i):
+                idle_ms.append(ms or 0)
+            else:
+                busy_ms += ms or 0
+        idle_ms.sort()
+        share = (len(idle_ms) + every - 1) // every  # re-reads per cycle, rounded up
+        projected = busy_ms + sum(idle_ms[len(idle_ms) - share:]) if share else busy_ms
+        return max(self.cycle_ms, projected, *self.recent_ms)
 
     def scan_reader(self, i):
         """Scan reader ``i`` and time it (a reader waiting out a retry gap is not timed)."""
@@ -119,12 +148,16 @@ class Device:
             self.scan_reader(self.urgent.pop(0))
             busy = True
         elif self.pos < n:
-            self.scan_reader(self.pos)
-            self.pos += 1
+            while self.pos < n and self.scanner.idle(self.pos, self.cycles):
+                self.pos += 1  # an idle reader costs nothing: the next one is scanned now
+            if self.pos < n:
+                self.scan_reader(self.pos)
+                self.pos += 1
             busy = True
             if self.pos == n:
                 self.cycles += 1
                 self.cycle_ms = self.now_ms() - self.cycle_start
+                self.recent_ms[self.cycles % len(self.recent_ms)] = self.cycle_ms
         elif now - self.cycle_start >= self.config.scan_period_ms:
             self.cycle_start = now
             self.pos = 0

@@ -11,6 +11,18 @@
   scan reports it recovered.
 - A presence sensor changes state only when its new reading has lasted ``presence_debounce_ms``;
   the event carries the time the change was first seen.
+- A reader whose cell has a presence sensor that reads empty (debounced, not changing), and
+  which reports no tag, has none pending and no error, is idle (``idle``): the board cycle
+  leaves it out, except on every ``reread_cycles``-th cycle (staggered by reader, so each cycle
+  re-reads a few idle readers, not all of them at once). An empty PN5180 cell costs a whole
+  16-slot round (23 ms) and finds nothing; most of a TacTiki board is empty (issue 19). The
+  re-read still finds a tag whose presence switch does not close (a lost magnet, a piece held
+  just above the cell) and notices a reader that stops answering, within ``reread_cycles``
+  cycles. A cell whose contact just opened keeps being scanned until its tags are reported
+  gone (``absent_misses`` clean scans): the Pi hears a lifted tag go at the same pace as
+  before. A contact that closes puts its reader ahead of the round-robin (Device), so a piece
+  set down on an idle cell is read at once. Readers of cells without a presence sensor are
+  never idle.
 
 The scanner knows nothing about frames or the link: it calls ``sink.on_tags``,
 ``sink.on_presence`` and ``sink.on_fault``.
@@ -42,6 +54,11 @@ class Config:
         self.appear_scans = 1
         self.fault_after = 2
         self.retry_max_cycles = 16
+        # An idle reader (empty cell, nothing reported) is still scanned every this many board
+        # cycles. 8: on a TacTiki board in play (0.3-0.6 s cycles) a tag whose presence switch
+        # fails is found within 2.5-5 s, and the re-reads add about an eighth of the empty
+        # cells' cost to each cycle. 1 scans every reader every cycle (the old behaviour).
+        self.reread_cycles = 8
 
     def update(self, changes):
         """Apply a dict from CMD_CONFIG; ValueError (nothing changed) if a value is out of range."""
@@ -67,11 +84,13 @@ class Cell:
 
 
 class Scanner:
-    def __init__(self, readers, presence, config, sink):
+    def __init__(self, readers, presence, config, sink, reader_presence=None):
         self.readers = readers
         self.presence = presence
         self.config = config
         self.sink = sink
+        # Reader -> the presence sensor of the same cell ({} on a board without them).
+        self.reader_presence = reader_presence or {}
         self.cells = [Cell() for _ in readers]
         self.present = [False] * presence.count
         self.since = [None] * presence.count
@@ -103,6 +122,25 @@ class Scanner:
         if self._update(cell, uids, complete):
             self.sink.on_tags(i, sorted(cell.reported), now)
         return True
+
+    def empty(self, i):
+        """True if reader ``i`` has nothing to look for: its cell's presence sensor reads empty
+        and is not changing, and the reader reports no tag, has none pending and no error.
+        Never while the presence chain is unread or broken: then nothing says the cell is
+        empty."""
+        sensor = self.reader_presence.get(i)
+        if sensor is None or not self.primed or self.presence_faulted or self.presence_errors:
+            return False
+        if self.present[sensor] or self.since[sensor] is not None:
+            return False
+        cell = self.cells[i]
+        return not (cell.reported or cell.pending or cell.errors or cell.needs_init)
+
+    def idle(self, i, cycle):
+        """True if board cycle ``cycle`` may leave reader ``i`` out: it is ``empty`` and this
+        is not its re-read cycle (every ``reread_cycles``-th, staggered by reader)."""
+        every = self.config.reread_cycles
+        return every > 1 and (cycle + i) % every != 0 and self.empty(i)
 
     def _reader_failed(self, i, cell, exc, now):
         cell.errors += 1
