@@ -125,9 +125,13 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
                 moves = model.moves(state)
             depth = 0
             while True:
-                groups: dict[Hashable, list[Any]] = {}
-                for move in moves:
-                    groups.setdefault(model.chunks(move)[depth], []).append(move)
+                groups: dict[Hashable, list[Any]]
+                if model.single_decisions:  # a move is its own key: no chunks to group by
+                    groups = {move: [move] for move in moves}
+                else:
+                    groups = {}
+                    for move in moves:
+                        groups.setdefault(model.chunks(move)[depth], []).append(move)
                 key, grown = _pick(model, node, state, groups, rng, mover)
                 node = node.children[key]
                 path.append(node)
@@ -136,8 +140,7 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
                 if grown or len(model.chunks(moves[0])) == depth:
                     break
             state = game.apply(state, moves[rng.randrange(len(moves))])
-        state = _playout(model, state, rng)
-        values = model.values(state)
+        values = model.rollout(state, rng)
         for visited in path:
             visited.visits += 1
             visited.total += values[visited.mover]
@@ -160,16 +163,6 @@ def _shortlist(model: Model, view: SeatView, rng: random.Random) -> set[tuple[Ha
             entry[1] += 1
     ranked = sorted(totals, key=lambda key: -totals[key][0] / totals[key][1])
     return set(ranked[:model.candidates])
-
-
-def _playout(model: Model, state: Any, rng: random.Random) -> Any:
-    game = model.game
-    left = model.playout_depth
-    while not model.done(state) and (left is None or left > 0):
-        state = game.apply(state, model.playout_move(state, rng))
-        if left is not None:
-            left -= 1
-    return state
 
 
 def _answer(model: Model, root: Node, offered: dict[tuple[Hashable, ...], Any]) -> Any:

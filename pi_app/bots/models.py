@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
+from pi_app.bots import topple_rollout
 from pi_app.bots.views import SeatView
 from pi_app.games import manami, tactiki, topple
 from pi_app.games.base import Game
@@ -67,6 +68,9 @@ class Model:
     candidates: int | None = None
     #: The tree holds the seat's own move only; everything after it is the playout.
     flat = False
+    #: Every move is one decision and :meth:`chunks` is ``(move,)`` with no move listed twice,
+    #: so the tree keys its nodes by the moves themselves (the same tree, built faster).
+    single_decisions = False
 
     def playout_move(self, state: Any, rng: random.Random) -> Any:
         """A playout's move: at random, or the mover's greedy move (with its drawn facts)."""
@@ -81,6 +85,17 @@ class Model:
             if score > best_score:
                 best, best_score = move, score
         return best
+
+    def rollout(self, state: Any, rng: random.Random) -> tuple[float, ...]:
+        """A playout from ``state`` (:meth:`playout_move` until :meth:`done` or
+        :attr:`playout_depth` moves) and what its end is worth to each player."""
+        game = self.game
+        left = self.playout_depth
+        while not self.done(state) and (left is None or left > 0):
+            state = game.apply(state, self.playout_move(state, rng))
+            if left is not None:
+                left -= 1
+        return self.values(state)
 
     def done(self, state: Any) -> bool:
         """Where a playout ends: nobody is to move (the game, or a Topple round, is over)."""
@@ -102,6 +117,7 @@ class ToppleModel(Model):
 
     game = topple.GAME
     playout_random = 0.3
+    single_decisions = True
 
     def values(self, state: topple.ToppleState) -> tuple[float, ...]:
         table = state.table
@@ -110,30 +126,30 @@ class ToppleModel(Model):
         else:
             points = tuple(0 if c is None else topple.score_card(state.line, c)
                            for c in table.cards)
+        return self._against_best(points)
+
+    @staticmethod
+    def _against_best(points: Sequence[int]) -> tuple[float, ...]:
+        """Each seat's round points against the best of the others', as a value in [0, 1]."""
         out = []
-        for p in range(table.players):
-            best_other = max((points[q] for q in table.seats if q != p), default=0)
-            out.append(0.5 + (points[p] - best_other) / 32.0)
+        for p, mine in enumerate(points):
+            best_other = max((q for i, q in enumerate(points) if i != p), default=0)
+            out.append(0.5 + (mine - best_other) / 32.0)
         return tuple(out)
+
+    def rollout(self, state: topple.ToppleState, rng: random.Random) -> tuple[float, ...]:
+        """The round played out on plain lists (:mod:`pi_app.bots.topple_rollout`: the same
+        rules and policy as :meth:`playout_move` without an engine state per candidate)."""
+        return self._against_best(topple_rollout.playout(state, rng, self.playout_random))
 
     def evaluate(self, state: topple.ToppleState, seat: int) -> float:
         """The seat's own card only (the others' are not known): the points it would score if
         the round ended now, plus a share for tikis of the card close to their scoring place
-        (a tiki one place too low is worth more than one at the bottom, which the next Toast
-        removes)."""
+        (:func:`~pi_app.bots.topple_rollout.line_value`)."""
         card = state.table.cards[seat]
         if card is None:
             return 0.0
-        line = state.line
-        score = float(topple.score_card(line, card))
-        for tiki, (value, places) in zip(card, topple.CARD_POINTS, strict=True):
-            if tiki in line:
-                below = line.index(tiki) + 1 - places
-                if below > 0:
-                    score += value * 0.5 ** (below + 1)
-                if line.index(tiki) == len(line) - 1:
-                    score -= value * 0.25
-        return score
+        return topple_rollout.line_value(state.line, card)
 
 
 class ManamiModel(Model):

@@ -58,7 +58,9 @@ def parse_budget(text: str) -> Budget:
 
 def play_pair(game_name: str, players: int, level: str, opponent: str, games: int,
               budget: Budget, seed: int = 0) -> dict[str, Any]:
-    """``level`` in one seat (turning), ``opponent`` in the others, ``games`` games."""
+    """``level`` in one seat (turning), ``opponent`` in the others, ``games`` games. A
+    decision's seconds are this process's CPU time, not the wall clock: on a machine shared
+    with other work the wall clock counts their time too."""
     game = get_game(game_name)
     # a game for more than one player count is told its count (records.md: options.players)
     options = {"players": players} if len(game.player_counts) > 1 else None
@@ -69,7 +71,8 @@ def play_pair(game_name: str, players: int, level: str, opponent: str, games: in
     for i in range(games):
         seat = i % players
         bots = [make_bot(game_name, level if s == seat else opponent) for s in range(players)]
-        result = play_game(game, bots, random.Random(seed + i), budget, options)
+        result = play_game(game, bots, random.Random(seed + i), budget, options,
+                           clock=time.process_time)
         decisions += result.decisions
         seconds += result.seconds[seat]
         kind = outcome(result.winners, seat)
@@ -86,7 +89,7 @@ def play_pair(game_name: str, players: int, level: str, opponent: str, games: in
         "fair_share": round(1 / players, 4),
         "seconds_per_decision": {"p50": _round(_percentile(seconds, 0.5)),
                                  "p95": _round(_percentile(seconds, 0.95)),
-                                 "decisions": len(seconds)},
+                                 "decisions": len(seconds), "clock": "process CPU"},
         "decisions_per_game": round(decisions / games, 1) if games else None,
         "games_per_s": round(games / (time.perf_counter() - wall), 3),
         "cpu_s": round(time.process_time() - cpu, 1),

@@ -7,8 +7,9 @@ For each game (Topple with 2, 3 and 4 seats, Manami, TacTiki) and each pair of l
 stronger level takes one seat and the weaker the others, the seat turning from game to game;
 game ``i`` of a pair is dealt from ``random.Random(i)``. Reported per pair: games, wins, draws
 (shared wins included), losses, the score ``(wins + draws / 2) / games`` with its 95 % Wilson
-interval, the seconds per decision of the stronger level (p50, p95, on this machine) and the CPU
-seconds the pair took. ``--budget`` is the search level's budget per decision: a playout count
+interval, the seconds per decision of the stronger level (p50, p95: this process's CPU time on
+this machine, which other work sharing it does not inflate as it does the wall clock) and the
+CPU seconds the pair took. ``--budget`` is the search level's budget per decision: a playout count
 (repeatable exactly) or seconds with an ``s`` suffix. ``--merge FILE...`` joins the outputs of
 runs split by ``--game`` or ``--pair``, or by ``--seed`` (games ``S .. S+N-1``): results of the
 same pair at the same budget from runs over different games are pooled into one (counts added,
