@@ -244,3 +244,60 @@ def test_the_reported_cycle_covers_the_board_filling_up() -> None:
         following = lengths.get(cycle + 1)
         if following is not None:
             assert ms >= following - 5, (cycle, ms, following)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "chip"), [("tactiki", "PN5180"), ("topple", "MFRC522")])
+def test_the_sensor_model_scans_at_the_firmwares_measured_cost(game: str, chip: str) -> None:
+    """pi_app/sim/sensors.py's per-reader scan times are the firmware's own on the emulated
+    chips (``host_selftest.py costs``: 400 random UID sets per tag count, seed 1)."""
+    from pi_app.sim.sensors import SCAN_MS
+
+    measured = selftest.reader_costs(_board(game), PINMAP, trials=400)
+    assert [round(us / 1000, 1) for us in measured] == list(SCAN_MS[chip])
+
+
+def _tactiki_start_model() -> Any:
+    """The sensor model on a TacTiki board in its start position: two tags on each of a1-e1
+    and a5-e5, the other fifteen cells empty."""
+    import random
+
+    from pi_app.board.geometry import load_geometry
+    from pi_app.sim.sensors import SensorModel
+
+    model = SensorModel(load_geometry("tactiki"), random.Random(1))
+    cells: dict[str, list[str]] = {c.name: [] for c in model.geometry.cells}
+    for col in "abcde":
+        for row in "15":
+            cells[col + row] = [f"{col}{row}-0", f"{col}{row}-1"]
+    model.lay_out(cells, 0.0)
+    return model
+
+
+def test_the_sensor_model_reports_a_tag_lifted_off_a_stack_at_the_occupied_cells_pace() -> None:
+    """The top piece of a1's stack is lifted and held: a1's contact stays closed, and its reader
+    reports the tag gone after three clean scans. Only the ten occupied readers (and a few
+    re-reads) are in the cycle, about 0.35 s, so that takes about 1 s; with every reader in
+    the cycle (1.04 s) it took over 3 s."""
+    from pi_app.readings import TagsSeen
+    from pi_app.sim.hands import Action
+
+    model = _tactiki_start_model()
+    events = model.run([Action(1.0, "a1-1", "a1", put=False)])
+    a1 = model.geometry.cell("a1").reader
+    gone = [e.t for e in events if isinstance(e, TagsSeen) and e.reader == a1
+            and e.tags == frozenset({"a1-0"})]
+    assert gone and 0.6 <= gone[0] - 1.0 <= 1.3, gone
+
+
+def test_the_sensor_model_reads_a_piece_set_on_an_empty_cell_at_once() -> None:
+    """b3's reader is idle (empty cell) until its contact closes; then it is read first."""
+    from pi_app.readings import TagsSeen
+    from pi_app.sim.hands import Action
+
+    model = _tactiki_start_model()
+    events = model.run([Action(1.0, "b1-1", "b1", put=False), Action(1.4, "b1-1", "b3",
+                                                                     put=True)])
+    b3 = model.geometry.cell("b3").reader
+    seen = [e.t for e in events if isinstance(e, TagsSeen) and e.reader == b3 and e.tags]
+    assert seen and seen[0] - 1.4 <= model.presence_debounce + 0.05, seen

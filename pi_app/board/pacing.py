@@ -38,9 +38,10 @@ CYCLES: Mapping[str, float] = {
     # the right picture comes three cycles after the stack's read (game 3000142, 1.04 s scan:
     # 'a1-a2 a2-b2' taken for a1-a3, right 2.7 s after the stack's read, past two cycles).
     # Only a move the board may extend or a piece coming back is revised, so the longer
-    # window does not take the next player's move for this one. On Topple (0.1 s) it stays
-    # below the configured 1.2 s; on Manami (0.385 s) it is 1.25 s, a hair over; on TacTiki
-    # (1.04 s) 3.4 s.
+    # window does not take the next player's move for this one. At the board files' slowest
+    # cycles (firmware/README.md, "Scan cycle": empty cells are left out, so the cycle grows
+    # with the pieces on the board) it stays below the configured 1.2 s on Topple (0.12 s)
+    # and Manami (0.35 s); on TacTiki it is 1.1-1.8 s (0.34 s at the start, 0.55 s full).
     "revise_placed": 3.25,
     "revise_window": 2.5,
     # A tag missed by a scan on a closed cell comes back at its reader's next turn, a cycle

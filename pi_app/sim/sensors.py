@@ -1,21 +1,26 @@
 """A sensor model: what the firmware reports while simulated hands move pieces.
 
 It follows the firmware's documented behaviour (``firmware/PROTOCOL.md``): readers are scanned
-round-robin, one every ``scan_period / readers`` seconds; a new tag is reported at the first
-scan that reads it; a tag is reported gone only after ``absent_after`` scans in a row miss it;
-presence sensors are debounced for ``presence_debounce`` seconds, and a cell whose contact
-changes has its reader scanned next, ahead of the round-robin (the firmware's
-``presence_readers``: a piece set down on a 25-reader board is read within one reader's scan,
-not a whole cycle). Noise on top: each tag of a stack may be missed by a scan (``miss``, more
-likely the higher the stack), and a presence contact may chatter (``flicker``) when a piece
-lands or leaves. A piece carried above a cell (``Action.hover``) is read there but leaves its
-presence sensor open. Rougher sensors: an empty cell's contact may close on its own for 10-40
-ms, past the firmware's debounce (``chatter``, per scan of a reader), and a contact may close a
-few millimetres early, 20-60 ms before a piece set down slowly lands or while one is carried
-just above it (``early``, per piece landing or carried over). At a short pitch a reader also
-reads a tag lying on an adjacent cell now and then (``neighbour``, per scan of a reader: one tag
-of a neighbouring cell's stack joins what it read; the firmware then reports it until
-``absent_after`` scans miss it, as for any tag).
+round-robin, each scan taking what the firmware measures on the emulated chips for that many
+tags in the field (:data:`SCAN_MS`, ``firmware/host_selftest.py costs``; scaled by
+``scan_period`` over the board file's figure); a reader whose cell's contact reads open and
+which reports no tag is left out of the cycle except on its re-read cycle (every
+:data:`REREAD_CYCLES`-th, staggered by reader), so the cycle is as long as the occupied cells
+make it; a cycle starts no sooner than :data:`MIN_CYCLE` after the last one; a new tag is
+reported at the first scan that reads it; a tag is reported gone only after ``absent_after``
+scans in a row miss it; presence sensors are debounced for ``presence_debounce`` seconds, and a
+cell whose contact changes has its reader scanned next, ahead of the round-robin (the
+firmware's ``presence_readers``: a piece set down on a 25-reader board is read within one
+reader's scan, not a whole cycle). Noise on top: each tag of a stack may be missed by a scan
+(``miss``, more likely the higher the stack), and a presence contact may chatter (``flicker``)
+when a piece lands or leaves. A piece carried above a cell (``Action.hover``) is read there but
+leaves its presence sensor open. Rougher sensors: an empty cell's contact may close on its own
+for 10-40 ms, past the firmware's debounce (``chatter``, per scan of a reader), and a contact
+may close a few millimetres early, 20-60 ms before a piece set down slowly lands or while one
+is carried just above it (``early``, per piece landing or carried over). At a short pitch a
+reader also reads a tag lying on an adjacent cell now and then (``neighbour``, per scan of a
+reader: one tag of a neighbouring cell's stack joins what it read; the firmware then reports it
+until ``absent_after`` scans miss it, as for any tag).
 
 A contact is one switch: a piece landing on its cell or leaving it decides what it does from
 then on. So what the model had planned to report for it later (the end of a blip, the opening
@@ -32,6 +37,7 @@ kind as those simulated while hands move.
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,12 +46,29 @@ from pi_app.board.geometry import Cell, Geometry
 from pi_app.readings import PresenceChanged, SensorEvent, TagsSeen
 from pi_app.sim.hands import Action, apply_action, resting
 
+#: Milliseconds one reader scan takes with 0, 1, 2, ... tags in its field: the firmware's own
+#: drivers on the emulated chips in air time, the mean over 400 random UID sets for the PN5180
+#: (a stack's UIDs decide whether two tags share a slot and a masked round follows), from
+#: ``firmware/host_selftest.py costs hardware/boards/GAME.json hardware/pinmap.json``
+#: (tests/test_scan_cost.py checks them against a fresh measurement). An MFRC522 reads one tag.
+SCAN_MS: dict[str, tuple[float, ...]] = {
+    "PN5180": (23.0, 26.3, 31.7, 37.7, 47.5, 53.7),
+    "MFRC522": (7.2, 12.1),
+}
+#: The firmware's ``Config.reread_cycles``: an idle reader is still read every this many cycles.
+REREAD_CYCLES = 8
+#: The firmware's default ``scan_period_ms``: a board cycle starts no sooner after the last one.
+MIN_CYCLE = 0.1
+
 
 @dataclass
 class SensorModel:
     geometry: Geometry
     rng: random.Random
-    scan_period: float = 0.05
+    scan_period: float = 0.0
+    """The board's full scan cycle, every reader read (the board file's ``scan_period_s``,
+    which 0 stands for): the measured scan times (:data:`SCAN_MS`) are scaled by this over the
+    board file's figure, so a caller can ask for a faster or slower board."""
     miss: float = 0.0
     flicker: float = 0.0
     absent_after: int = 3
@@ -61,11 +84,30 @@ class SensorModel:
     """Per presence sensor, what the firmware reported last (changes only are reported)."""
     _hovering: set[str] = field(default_factory=set)
     _urgent: list[tuple[float, Cell]] = field(default_factory=list)
+    _from_neighbour: set[tuple[int, str]] = field(default_factory=set)
+    """(reader, UID) reported because the reader read it on the next cell, not its own."""
 
     def __post_init__(self) -> None:
         for cell in self.geometry.cells:
             self.cells.setdefault(cell.name, [])
         self._readers = [c for c in self.geometry.cells if c.reader is not None]
+        self._readers.sort(key=lambda c: c.reader or 0)  # the firmware's round-robin order
+        if self.scan_period <= 0:
+            self.scan_period = self.geometry.scan_period
+        costs = SCAN_MS.get(self.geometry.reader_chip)
+        if costs is None:  # a chip not measured: every scan its share of the period
+            share = self.scan_period / max(len(self._readers), 1)
+            self._costs: tuple[float, ...] = (share,)
+        else:
+            scale = self.scan_period / self.geometry.scan_period \
+                if self.geometry.scan_period > 0 else 1.0
+            self._costs = tuple(ms / 1000 * scale for ms in costs)
+        self._cycle = 0
+        self._slot = 0
+        self._cycle_start = -1.0
+        self._contacts: dict[int, tuple[list[float], list[bool]]] = {}
+        self._contacts_of: int = -1
+        self._dirty = True  # a presence event was added or dropped since _contacts was built
         self._sensors = [c for c in self.geometry.cells if c.presence is not None]
         self._adjacent = {c.name: _adjacent(self.geometry, c) for c in self._readers}
 
@@ -92,28 +134,79 @@ class SensorModel:
         pending = sorted(actions, key=lambda a: a.t)
         if not pending:
             return events
-        step = self.scan_period / max(len(self._readers), 1)
         t = pending[0].t
         end = pending[-1].t + self.quiet_after
         index = 0
-        slot = 0
         limit = end + 5.0
+        self._cycle_start = min(self._cycle_start, t)  # idle stretches were skipped
         while t <= end or (t <= limit and not self._converged()):
             while index < len(pending) and pending[index].t <= t:
                 self._act(pending[index], events)
                 index += 1
             due = next((u for u in self._urgent if u[0] <= t), None)
+            cell: Cell | None = None
             if due is not None:  # as the firmware does: a presence change is read at once
                 self._urgent.remove(due)
-                self._scan(due[1], t, events)
-            elif self._readers:
-                self._scan(self._readers[slot % len(self._readers)], t, events)
-                slot += 1
-            if self.chatter and self.rng.random() < self.chatter:
-                self._chatter(t, events)
-            t += step
+                cell = due[1]
+            else:
+                cell = self._next_reader(t, events)
+            if cell is not None:
+                self._scan(cell, t, events)
+                if self.chatter and self.rng.random() < self.chatter:
+                    self._chatter(t, events)
+                t += self._cost(cell)
+            else:  # waiting for the next cycle: presence is still sampled
+                t += 0.005
         events.sort(key=lambda e: e.t)
         return self._changes_only(events)
+
+    def _cost(self, cell: Cell) -> float:
+        """How long the firmware's scan of ``cell``'s reader takes with what lies on it."""
+        height = len([u for u in self.cells[cell.name] if u != cell.presence_piece])
+        return self._costs[min(height, len(self._costs) - 1)]
+
+    def _next_reader(self, t: float, events: list[SensorEvent]) -> Cell | None:
+        """The reader the firmware's round-robin scans at ``t``, idle readers left out; None
+        while the cycle is over and the next one is not due yet."""
+        if not self._readers:
+            return None
+        while True:
+            if self._slot >= len(self._readers):
+                if t < self._cycle_start + MIN_CYCLE:
+                    return None
+                self._slot = 0
+                self._cycle += 1
+                self._cycle_start = t
+            cell = self._readers[self._slot]
+            self._slot += 1
+            if not self._idle(cell, t, events):
+                return cell
+
+    def _idle(self, cell: Cell, t: float, events: list[SensorEvent]) -> bool:
+        """As the firmware's ``Scanner.idle``: the cell has a contact that reads open, its
+        reader reports nothing, and this is not its re-read cycle."""
+        assert cell.reader is not None
+        if cell.presence is None or (self._cycle + cell.reader) % REREAD_CYCLES == 0:
+            return False
+        if self._reported.get(cell.reader):
+            return False
+        return not self._contact(cell.presence, t, events)
+
+    def _contact(self, sensor: int, t: float, events: list[SensorEvent]) -> bool:
+        """Whether the firmware reads ``sensor`` closed at ``t``: its last change reported by
+        then in ``events`` (the ones this run plans), else what it reported before the run."""
+        if self._contacts_of != id(events) or self._dirty:
+            self._contacts = {}
+            for event in sorted((e for e in events if isinstance(e, PresenceChanged)),
+                                key=lambda e: e.t):
+                times, states = self._contacts.setdefault(event.sensor, ([], []))
+                times.append(event.t)
+                states.append(event.present)
+            self._contacts_of = id(events)
+            self._dirty = False
+        times, states = self._contacts.get(sensor, ([], []))
+        i = bisect.bisect_right(times, t)
+        return states[i - 1] if i else self._present.get(sensor, False)
 
     def _changes_only(self, events: list[SensorEvent]) -> list[SensorEvent]:
         """The firmware reports a contact's changes, never the state it already reported."""
@@ -128,6 +221,7 @@ class SensorModel:
 
     def _chatter(self, t: float, events: list[SensorEvent]) -> None:
         """An empty cell's contact closes for a moment, nothing on it."""
+        self._dirty = True
         empty = [c.presence for c in self._sensors
                  if c.presence is not None and not resting(self.cells[c.name], self._hovering)]
         if empty:
@@ -139,7 +233,8 @@ class SensorModel:
         """Every reader reports exactly what lies on its cell (scanning may stop), give or
         take tags of its neighbours (``neighbour``: with many readers some always report
         one; such a read then stays reported until the next action, as a reader that keeps
-        reading its neighbour's tag would)."""
+        reading its neighbour's tag would). A tag that lay on the cell and was moved next
+        door is no such read: the reader goes on scanning until its misses clear it."""
         for cell in self._readers:
             assert cell.reader is not None
             actual = frozenset(u for u in self.cells[cell.name] if u != cell.presence_piece)
@@ -147,11 +242,13 @@ class SensorModel:
             if reported == actual:
                 continue
             if not self.neighbour or not actual <= reported or not reported - actual <= {
-                    u for c in self._adjacent[cell.name] for u in self.cells[c.name]}:
+                    u for c in self._adjacent[cell.name] for u in self.cells[c.name]
+                    if (cell.reader, u) in self._from_neighbour}:
                 return False
         return True
 
     def _act(self, action: Action, events: list[SensorEvent]) -> None:
+        self._dirty = True
         if action.cell is None:
             return
         stack = self.cells[action.cell]
@@ -197,7 +294,9 @@ class SensorModel:
         chance = self.miss * (1 + height) / 2 if height > 1 else self.miss / 2
         read = {u for u in stack if self.rng.random() >= chance}
         if self.neighbour and self.rng.random() < self.neighbour:
-            read |= self._neighbours_tag(cell)
+            near = self._neighbours_tag(cell) - set(stack)
+            read |= near
+            self._from_neighbour.update((cell.reader, u) for u in near)
         reported = set(self._reported.get(cell.reader, frozenset()))
         for uid in read:
             self._misses.pop((cell.reader, uid), None)
@@ -206,6 +305,7 @@ class SensorModel:
             self._misses[(cell.reader, uid)] = count
             if count >= self.absent_after:
                 reported.discard(uid)
+                self._from_neighbour.discard((cell.reader, uid))
                 self._misses.pop((cell.reader, uid), None)
         reported |= read
         tags = frozenset(reported)
