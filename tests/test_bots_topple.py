@@ -4,6 +4,7 @@ playout move, which is what brought a decision's CPU down (README, *Time on a Pi
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -111,3 +112,17 @@ def test_a_search_decision_builds_no_engine_state_in_its_playouts(
     state = _round_start(3, 4, 0, False)
     decide(GAME, state, make_bot("topple", "search"), random.Random(2), Budget(playouts=300))
     assert calls < 300 * 4, calls
+
+
+def test_a_drawn_state_is_the_view_with_the_others_cards_filled_in() -> None:
+    """``determinize`` builds the Topple state field by field (it runs once per playout):
+    every field but the hidden cards and the dealt set is the view's own."""
+    for players in (2, 3, 4):
+        state = _round_start(5, players, 3, False)
+        assert state.turn is not None
+        view = seat_view(GAME, state, state.turn)
+        drawn = determinize(view, random.Random(3))
+        public = view.public  # type: ignore[attr-defined]
+        assert drawn == dataclasses.replace(public, table=dataclasses.replace(
+            public.table, cards=drawn.table.cards, dealt=drawn.table.dealt))
+        assert all(c is not None for c in drawn.table.cards)

@@ -92,6 +92,36 @@ def _pick(model: Model, node: Node, state: Any, groups: dict[Hashable, list[Any]
     return best_key, False
 
 
+def _pick_move(model: Model, node: Node, moves: list[Any], rng: random.Random,
+               mover: int) -> tuple[Any, bool]:
+    """:func:`_pick` where every move is one decision (``model.single_decisions``, not
+    ``ordered``): the same choice and the same draws, with one look-up per move instead of
+    four (a profile of Topple's search had a tenth of its time in hashing moves)."""
+    children = node.children
+    untried = []
+    tried = []
+    for move in moves:
+        child = children.get(move)
+        if child is None:
+            untried.append(move)
+        else:
+            child.avail += 1
+            tried.append((move, child))
+    if untried:
+        move = untried[rng.randrange(len(untried))]
+        children[move] = Node(mover)
+        return move, True
+    best_move: Any = None
+    best = -1.0
+    exploration = model.exploration
+    for move, child in tried:
+        score = child.total / child.visits + exploration * math.sqrt(
+            math.log(child.avail) / child.visits)
+        if score > best:
+            best, best_move = score, move
+    return best_move, False
+
+
 def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> Any:
     """The most visited move for the seat of ``view`` after the budget's iterations."""
     game = model.game
@@ -123,15 +153,18 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
                 break
             else:
                 moves = model.moves(state)
+            if model.single_decisions and not model.ordered:
+                move, grown = _pick_move(model, node, moves, rng, mover)
+                node = node.children[move]
+                path.append(node)
+                rng.randrange(1)  # the draw the general path makes among a key's one move
+                state = game.apply(state, move)
+                continue
             depth = 0
             while True:
-                groups: dict[Hashable, list[Any]]
-                if model.single_decisions:  # a move is its own key: no chunks to group by
-                    groups = {move: [move] for move in moves}
-                else:
-                    groups = {}
-                    for move in moves:
-                        groups.setdefault(model.chunks(move)[depth], []).append(move)
+                groups: dict[Hashable, list[Any]] = {}
+                for move in moves:
+                    groups.setdefault(model.chunks(move)[depth], []).append(move)
                 key, grown = _pick(model, node, state, groups, rng, mover)
                 node = node.children[key]
                 path.append(node)

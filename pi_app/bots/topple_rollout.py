@@ -117,9 +117,12 @@ def greedy_move(line: list[str], hand: Sequence[int], opened: bool, topple_botto
                 card: Card) -> FastMove:
     """The move whose line :func:`line_value` likes best for ``card`` (the first of equals, in
     the engine's order). A move only shifts tikis, so each candidate is valued from where it
-    puts the card's three tikis, without building its line."""
+    puts the card's three tikis (:func:`_card_value`, written out here: this is the playouts'
+    inner loop), without building its line."""
     n = len(line)
-    where = [line.index(t) if t in line else -1 for t in card]
+    last = n - 1
+    where = [(line.index(t) if t in line else -1, _PLACE_VALUE[j], _BOTTOM_PENALTY[j])
+             for j, t in enumerate(card)]
     best: FastMove = (0, 0)
     best_score = float("-inf")
     for index in (0, 1, 2):
@@ -127,20 +130,30 @@ def greedy_move(line: list[str], hand: Sequence[int], opened: bool, topple_botto
             up = index + 1
             for pos in range(up, n):
                 low = pos - up
-                score = _card_value([x - up if x == pos else x + 1 if low <= x < pos else x
-                                     for x in where], n)
+                score = 0.0
+                for now, values, penalty in where:
+                    if now >= 0:
+                        x = now - up if now == pos else now + 1 if low <= now < pos else now
+                        score += values[x]
+                        if x == last:
+                            score -= penalty
                 if score > best_score:
                     best, best_score = (index, pos), score
     if hand[_TOPPLE]:
-        for pos in range(n if topple_bottom else n - 1):
-            score = _card_value([n - 1 if x == pos else x - 1 if x > pos else x
-                                 for x in where], n)
+        for pos in range(n if topple_bottom else last):
+            score = 0.0
+            for now, values, penalty in where:
+                if now >= 0:
+                    x = last if now == pos else now - 1 if now > pos else now
+                    score += values[x]
+                    if x == last:
+                        score -= penalty
             if score > best_score:
                 best, best_score = (_TOPPLE, pos), score
     if hand[_TOAST] and opened:
-        score = _card_value([-1 if x == n - 1 else x for x in where], n - 1)
+        score = _card_value([-1 if x == last else x for x, _, _ in where], n - 1)
         if score > best_score:
-            best = (_TOAST, n - 1)
+            best = (_TOAST, last)
     return best
 
 

@@ -223,8 +223,12 @@ def _topple_state(view: ToppleView, rng: random.Random) -> topple.ToppleState:
     cards = list(table.cards)
     for p, card in zip(others, drawn, strict=True):
         cards[p] = card
-    table = replace(table, cards=tuple(cards), dealt=table.dealt | frozenset(drawn))
-    return replace(public, table=table)
+    # built directly, not with dataclasses.replace: a search draws one state per playout
+    table = topple.Table(table.players, table.rounds, table.round, table.seats, table.first,
+                         tuple(cards), table.totals, table.round_scores, table.topple_bottom,
+                         table.dealt | frozenset(drawn))
+    return topple.ToppleState(table, public.line, public.hands, public.opened, public.turn,
+                              public.over, public.winners)
 
 
 def _tactiki_state(view: TacTikiView, rng: random.Random) -> tactiki.TacState:
