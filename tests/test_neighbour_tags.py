@@ -7,15 +7,24 @@ simulated games whose readers pick up their neighbours' tags: not one phantom or
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
 from pi_app.board.equipment import registry_for
+from pi_app.board.follower import (
+    Follower,
+    Guidance,
+    GuidanceKind,
+    MoveAccepted,
+    MoveRevised,
+    Outcome,
+)
 from pi_app.board.geometry import load_geometry
 from pi_app.board.tracker import Tracker
 from pi_app.games import get_game
-from pi_app.readings import PresenceChanged, TagsSeen
-from pi_app.sim.hands import Noise
+from pi_app.readings import PresenceChanged, ScanCycle, TagsSeen
+from pi_app.sim.hands import Action, Noise
 from pi_app.sim.sensors import SensorModel
 from pi_app.sim.table import Rates, SimTable, TableStats
 
@@ -354,3 +363,143 @@ def test_a_slot_that_read_its_own_tiki_does_not_take_the_next_ones_later() -> No
     board.read("s5", huhu, akamai)
     assert board.pieces()["s5"] == (board.registry[huhu],)
     assert board.pieces()["s6"] == (board.registry[akamai],)
+
+
+def test_a_step_onto_an_empty_cell_whose_reader_read_the_stacks_other_tiki_before() -> None:
+    """Seed 5 of the neighbour-read games, TacTiki at 1.04 s: 'a1-a2 e1-e2'. e2's reader read
+    T3 of e1's stack (a neighbour's read, dropped: e2 was open); T5 was then lifted off e1 and
+    set down on e2, whose reader, scanned as its contact closed, reads T3 and T5. e1's reader
+    reports both for three more cycles. The tag read since the contact began to close is the
+    piece that closed it: T5 lies on e2 at once. The old rule wanted one foreign tag alone
+    and kept both on e1 (e2 closed and empty) until a mismatch was shown for a legal turn."""
+    board = Board()
+    t3, t5 = board.uid("T3"), board.uid("T5")
+    board.put("e1", t3, t5)
+    board.wait(2.0)
+    assert not board.read("e2", t3)  # a neighbour's read on the open e2
+    board.wait(0.4)
+    board.contact("e2", True)
+    board.wait(0.004)
+    board.read("e2", t3, t5)
+    board.wait(0.1)
+    assert board.pieces() == {"e1": ("T3",), "e2": ("T5",)}
+    assert board.tracker.observation(board.t).complete
+
+
+def tactiki_follower(period: float) -> tuple[Follower, Board, list[Outcome]]:
+    """A TacTiki follower on its opening position, every piece read where it lies, on a
+    board that scans in ``period`` seconds."""
+    game = get_game("tactiki")
+    board = Board()
+    follower: Follower = Follower(game, game.new_game(random.Random(0)), board.geometry,
+                                  board.registry)
+    follower.feed(ScanCycle(0.0, period), 0.0)
+    board.tracker = follower.tracker
+    used: Counter[str] = Counter()
+    outcomes: list[Outcome] = []
+    for cell, pieces in game.expected_view(follower.state).items():
+        uids = []
+        for piece in pieces:
+            uids.append(board.uid(piece, used[piece]))
+            used[piece] += 1
+        outcomes += follower.feed(TagsSeen(0.0, board.geometry.cell(cell).reader or 0,
+                                           frozenset(uids)), 0.0)
+        presence = board.geometry.cell(cell).presence
+        assert presence is not None
+        outcomes += follower.feed(PresenceChanged(0.0, presence, bool(pieces)), 0.0)
+    outcomes += follower.tick(1.0)
+    return follower, board, outcomes
+
+
+def run(follower: Follower, board: Board, until: float, out: list[Outcome]) -> None:
+    """Let the follower's deadlines pass up to ``until``."""
+    while True:
+        deadline = follower.next_deadline(board.t)
+        if deadline is None or deadline > until:
+            break
+        board.t = deadline
+        out += follower.handle(None, deadline)
+    board.t = until
+    out += follower.handle(None, until)
+
+
+def feed(follower: Follower, board: Board, event: TagsSeen | PresenceChanged,
+         out: list[Outcome]) -> None:
+    run(follower, board, event.t, out)
+    out += follower.handle(event, event.t)
+
+
+@pytest.mark.parametrize("period", [1.036, 0.35])
+def test_a_turn_whose_second_step_goes_from_a_stack_onto_a_stack_is_taken(
+        period: float) -> None:
+    """'a1-a2 c1-b1' at TacTiki's 1.04 s scan: T5 off a1 onto the empty a2 (its contact
+    closes), then T3 off c1 onto b1's stack. No contact changes for the second step; b1's
+    reader reads T3 while c1's reader goes on reporting it until three scans have missed it
+    (3 s). The tracker keeps it on c1 meanwhile, so the board showed half a turn and the
+    station asked for it to be undone (a mismatch 2.4 s after the rest) before c1's reader
+    let go. With T3 where it was read last the picture is the turn: it is taken after a
+    rest as long as a hand pauses mid-move, revisable, and no mismatch is shown while the
+    old readers still report the pieces that left them (at the measured 1.04 s cycle and a
+    faster one, the firmware skipping empty cells)."""
+    follower, board, out = tactiki_follower(period)
+    assert board.pieces()["c1"] == ("T2", "T3") and board.pieces()["a1"] == ("T4", "T5")
+    t5 = next(u for u in board.tracker._seen["a1"] if board.registry.lookup(u) == "T5")
+    t3 = next(u for u in board.tracker._seen["c1"] if board.registry.lookup(u) == "T3")
+    b1 = board.tracker._seen["b1"]
+    a2, c1 = board.geometry.cell("a2"), board.geometry.cell("c1")
+    b1_cell = board.geometry.cell("b1")
+    assert a2.presence is not None and a2.reader is not None and b1_cell.reader is not None
+    feed(follower, board, PresenceChanged(5.0, a2.presence, True), out)
+    feed(follower, board, TagsSeen(5.004, a2.reader, frozenset({t5})), out)
+    feed(follower, board, TagsSeen(6.0, b1_cell.reader, b1 | {t3}), out)
+    run(follower, board, 7.2, out)
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["a1-a2 c1-b1"]
+    assert accepted[0].t <= 7.1
+    gone = 6.0 + 3 * period  # c1's reader has missed T3 three times
+    run(follower, board, gone - 0.01, out)
+    assert c1.reader is not None
+    feed(follower, board, TagsSeen(gone, c1.reader, board.tracker._seen["c1"] - {t3}), out)
+    run(follower, board, gone + 1.0, out)
+    assert not [o for o in out if isinstance(o, Guidance)]
+    assert not [o for o in out if isinstance(o, MoveRevised)]
+
+
+def test_a_neighbours_read_from_before_the_position_makes_no_move() -> None:
+    """The same picture, but b1's reader read T3 of c1 before the last move was taken (and
+    c1 still holds it: it is a neighbour's read that stays reported): no move is read from
+    it, the half-made turn is shown as a mismatch as before."""
+    follower, board, out = tactiki_follower(1.036)
+    t5 = next(u for u in board.tracker._seen["a1"] if board.registry.lookup(u) == "T5")
+    t3 = next(u for u in board.tracker._seen["c1"] if board.registry.lookup(u) == "T3")
+    b1 = board.tracker._seen["b1"]
+    a2, b1_cell = board.geometry.cell("a2"), board.geometry.cell("b1")
+    assert a2.presence is not None and a2.reader is not None and b1_cell.reader is not None
+    feed(follower, board, TagsSeen(0.5, b1_cell.reader, b1 | {t3}), out)
+    run(follower, board, 2.0, out)
+    feed(follower, board, PresenceChanged(2.5, a2.presence, True), out)
+    feed(follower, board, TagsSeen(2.504, a2.reader, frozenset({t5})), out)
+    run(follower, board, 6.0, out)
+    assert not [o for o in out if isinstance(o, MoveAccepted)]
+    assert [o.kind for o in out if isinstance(o, Guidance)] == [GuidanceKind.MISMATCH]
+
+
+def test_simulated_readers_do_not_freeze_a_tag_moved_next_door() -> None:
+    """The sensor model stops scanning once every reader reports its cell, give or take a
+    neighbour's tag it read. A tag that lay on the cell and was moved to the next one is no
+    such read: the reader scans on until its misses clear it, as a real one does (the model
+    had frozen it there until the next action, and the move was never seen). On a slow
+    board (three misses take longer than the model scans on after the last action)."""
+    geometry = load_geometry("tactiki")
+    registry = registry_for("tactiki")
+    t2, t3, t1 = (registry.uids_of(p)[0] for p in ("T2", "T3", "T1"))
+    c1 = geometry.cell("c1").reader
+    for seed in range(10):
+        sensors = SensorModel(geometry, random.Random(seed), scan_period=3.0, neighbour=0.05)
+        cells: dict[str, list[str]] = {c.name: [] for c in geometry.cells}
+        cells.update(c1=[t2, t3], b1=[t1])
+        sensors.lay_out(cells, 0.0)
+        events = sensors.run([Action(1.0, t3, "c1", put=False), Action(1.5, t3, "b1", put=True)])
+        reported = [e.tags for e in events if isinstance(e, TagsSeen) and e.reader == c1]
+        still = (bool(reported) and t3 in reported[-1]) or not reported
+        assert not still or (c1, t3) in sensors._from_neighbour, seed

@@ -294,6 +294,10 @@ class Follower(Generic[S, M]):
         # those after it (two Toasts in a row that were a hand holding two tikis).
         self._removals: list[tuple[Position, Option]] = []
         self._reopened: Option | None = None  # the last move whose window opened again
+        # When a move read from tags seen on two closed cells is due (_read_elsewhere), and
+        # the board's last change when the position last changed (older reads do not count).
+        self._elsewhere_due: float | None = None
+        self._moved_at = self.tracker.last_change
         self._follow_up = self._pending_follow_up()
 
     @property
@@ -338,6 +342,7 @@ class Follower(Generic[S, M]):
     def _moved_to(self, state: S) -> None:
         """The position changed: inference data is rebuilt lazily, decisions are due."""
         self.state = state
+        self._moved_at = self.tracker.last_change
         self._position = None
         self._prepared = False
         self._shown = None
@@ -390,7 +395,8 @@ class Follower(Generic[S, M]):
         last = self.tracker.last_change
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
                  last + self.settle_long, last + self.settle_unexplained,
-                 last + self.settle_removal, last + self.grace, last + 2 * self.grace]
+                 last + self.settle_removal, last + self.grace, last + 2 * self.grace,
+                 self._elsewhere_due]
         return min((t for t in times if t is not None and t > now), default=None)
 
     def _keep_pace(self) -> None:
@@ -491,6 +497,12 @@ class Follower(Generic[S, M]):
             # follow-up goes first, until the board shows the position.
             return out + self._guide(GuidanceKind.FOLLOW_UP, observation, key, now)
         decision = self.position.classify(observation)
+        if decision.verdict in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
+            elsewhere = self._read_elsewhere(observation, decision, now)
+            if elsewhere is not None:
+                observation, decision, read = elsewhere
+                key = observation.key(self.cells)
+                quiet = min(quiet, now - read + _EPSILON)
         if self._undone is not None:
             if key == self.position.here:
                 self._undone = None  # put back (a pass leaves nothing to put back)
@@ -683,6 +695,66 @@ class Follower(Generic[S, M]):
             out += self._accept(option, now, quiet, Acceptance.SETTLED)
             self._position = after  # the next is judged from it (prepare() goes on)
         return out
+
+    def _read_elsewhere(self, observation: Observation, decision: Decision, now: float
+                        ) -> tuple[Observation, Decision, float] | None:
+        """The picture with the tags read on two closed cells (:meth:`Tracker.contested`)
+        where they were read last, when it explains more than the picture as it is (which
+        nothing or only a move under way explains): that picture, its verdict and when its
+        last such read came. A piece moved from a stack onto a stack changes no contact, and
+        the old stack's reader reports it for three more scans (3 s at TacTiki's 1.04 s
+        cycle): the tracker keeps it where it lay meanwhile, and a turn (one step onto an
+        empty cell, one onto a stack) showed as half made long enough for a mismatch to be
+        shown and the players to undo a legal turn (neighbour-read games, seed 5); once the
+        turn is taken, the same stale read showed it as wrong. A neighbour's read can also
+        make a half-made turn look whole, so a move read this way waits as long as a hand
+        pauses mid-move (``settle_long``) from the read and the board's last change, is
+        revisable as a move that may go on (the hand's next step shows which it was), and is
+        never read from a tag read before the position began (a neighbour's read that stays
+        reported)."""
+        self._elsewhere_due = None
+        contested = list(self.tracker.contested(now).items())
+        if not contested:
+            return None
+        groups = [contested] + ([[c] for c in contested] if len(contested) > 1 else [])
+        best: tuple[int, Observation, Decision, float] | None = None
+        for group in groups:
+            picture = _moved_reads(observation, group, self.registry)
+            if picture is None:
+                continue
+            found = self.position.classify(picture)
+            read = max(at for _, (_, _, at) in group)
+            if found.verdict is Verdict.UNCHANGED:
+                rank = 0
+            elif found.verdict in (Verdict.MOVE, Verdict.SETTLING) and \
+                    self._news(group, found.options[0]):
+                rank = 1
+                found = Decision(Verdict.SETTLING, tuple(
+                    replace(o, extendable=True) for o in found.options))
+            elif found.verdict is Verdict.IN_PROGRESS and decision.verdict is Verdict.UNKNOWN:
+                rank = 2
+            else:
+                continue
+            if best is None or rank < best[0]:
+                best = (rank, picture, found, read)
+        if best is None:
+            return None
+        _, picture, found, read = best
+        if found.verdict is Verdict.SETTLING:
+            self._elsewhere_due = max(read, self.tracker.last_change) + \
+                self._rest_needed(found.options[0])
+        return picture, found, read
+
+    def _news(self, group: Sequence[tuple[str, tuple[str, str, float]]], option: Option) -> bool:
+        """Were the tags ``option`` puts on a cell by ``group``'s reads read there since the
+        position began? (One the position already has there is no news of a move.)"""
+        here, placement = dict(self.position.here), dict(option.placement)
+        for uid, (_, other, at) in group:
+            piece = self.registry.lookup(uid)
+            if at <= self._moved_at and \
+                    placement[other].count(piece) > here[other].count(piece):
+                return False
+        return True
 
     def _split(self, decision: Decision, observation: Observation) -> Option | None:
         """The held move, when the picture could be it followed by the next player's move as
@@ -947,6 +1019,23 @@ class Follower(Generic[S, M]):
             return None
         return placement if placement != view_key(self.game.expected_view(self.state),
                                                   self.cells) else None
+
+
+def _moved_reads(observation: Observation, moves: Sequence[tuple[str, tuple[str, str, float]]],
+                 registry: TagRegistry) -> Observation | None:
+    """``observation`` with each tag of ``moves`` (UID -> (cell it lies on, cell that read it
+    since, when)) on the cell that read it since; None when the picture does not show it
+    where it lay."""
+    pieces = {cell: list(stack) for cell, stack in observation.pieces.items()}
+    for uid, (home, other, _) in moves:
+        piece = registry.lookup(uid)
+        stack = pieces.get(home, [])
+        if piece is None or piece not in stack:
+            return None
+        stack.remove(piece)
+        pieces.setdefault(other, []).append(piece)
+    return replace(observation, pieces={cell: tuple(sorted(stack))
+                                        for cell, stack in pieces.items() if stack})
 
 
 def _open(option: Option, how: Acceptance) -> Option:

@@ -77,6 +77,11 @@ from pi_app.readings import (
 #: rest are only counted.
 RECENT_UNKNOWN = 32
 
+#: Clean scans in a row that miss a tag before the firmware reports it gone (its default
+#: ``absent_misses``, firmware/PROTOCOL.md): a piece lifted off a stack is reported there that
+#: many cycles more.
+ABSENT_MISSES = 3
+
 #: What is on each cell, comparable with an engine view: cell -> sorted piece names.
 ViewKey = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -151,6 +156,7 @@ class Tracker:
         self._read_at: dict[tuple[str, str], float] = {}  # (cell, UID) -> newly read at
         self._closed_at: dict[str, float] = {}           # cell -> contact believed closed at
         self._claimed_at: dict[str, float] = {}          # UID -> when its home took it
+        self._guessed: set[str] = set()  # UIDs whose home is the last of two closed readers
         self._present: dict[str, bool] = {}              # cell -> believed presence
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
         self._full_since: dict[str, float] = {}          # cell -> raw "occupied" since
@@ -228,6 +234,7 @@ class Tracker:
                 if elsewhere is not None:
                     self._home[uid] = elsewhere
                     self._claimed_at[uid] = t
+                    self._guessed.add(uid)
         sticky = self._sticky.setdefault(name, {})
         for uid in tags:
             if self._home.get(uid, name) != name:
@@ -244,6 +251,7 @@ class Tracker:
             if self._home.get(uid) == name:
                 del self._home[uid]
                 self._claimed_at.pop(uid, None)
+                self._guessed.discard(uid)
         if all(home != name and self._home.get(uid) != name and home is not None
                for uid, home in before.items()):
             return False  # only reads of tags lying on other cells: the picture is the same
@@ -294,14 +302,16 @@ class Tracker:
         if home is not None and home != name and self.geometry.cell(name).presence is not None \
                 and self.geometry.cell(home).presence is not None and self._holds(home, uid):
             closed = self._closed_at.get(name, -1e18)
-            if t - closed > self._first_read or (closed > self._claimed_at.get(uid, -1e18)
-                                                 and not self._closed_under(home, name, closed)):
+            if t - closed > self._first_read or (
+                    closed > self._claimed_at.get(uid, -1e18)
+                    and not self._closed_under(home, name, uid, closed)):
                 self.seen_twice[name] += 1
                 return
             self.seen_twice[home] += 1  # just set down here: the other read is the neighbour's
         if self._home.get(uid) != name:
             self._claimed_at[uid] = t
         self._home[uid] = name
+        self._guessed.discard(uid)
         for other, kept in self._sticky.items():  # it has left the cell that missed it
             if other != name:
                 kept.pop(uid, None)
@@ -317,17 +327,27 @@ class Tracker:
         slot's and the legal swap shown as two tikis on one slot)."""
         return min(self.miss_grace, 2 * self.scan_period)
 
-    def _closed_under(self, home: str, name: str, closed: float) -> bool:
-        """Is the tag lying on ``home`` the one tag ``name`` reads since its contact closed,
-        with no tag of its own, while ``home`` still reports it? Then the piece that closed
-        the contact is that one: carried past (or lifted off) ``home`` and set down here. A
-        stack's reader goes on reporting a tag until three scans miss it, three cycles on a
-        slow board (TacTiki: 3 s), long after the move was taken with the piece on the wrong
-        cell. (Two foreign tags read there leave it undecided: one is a neighbour's.)"""
+    def _closed_under(self, home: str, name: str, uid: str, closed: float) -> bool:
+        """Is ``uid``, lying on ``home``, the piece that closed ``name``'s contact, with no
+        tag of its own there, while ``home`` still reports it? Then it was carried past (or
+        lifted off) ``home`` and set down here. A stack's reader goes on reporting a tag until
+        three scans miss it, three cycles on a slow board (TacTiki: 3 s), long after the move
+        was taken with the piece on the wrong cell. It is so when ``uid`` is the one foreign
+        tag read there, or, with several, the one newly read since the contact began to close
+        (the firmware scans a cell's reader as soon as its contact changes): the others were
+        read before, neighbour reads of the stack next door (a TacTiki step off e1 onto the
+        empty e2, whose reader had picked up the tiki left on e1 half a second earlier).
+        Otherwise it stays undecided: one of them is a neighbour's."""
         read = self._seen.get(name, frozenset())
-        return closed > self._closed_at.get(home, -1e18) and \
-            all(self._home.get(u, name) != name for u in read) and \
-            sum(1 for u in read if self._home.get(u) not in (None, name)) == 1
+        if closed <= self._closed_at.get(home, -1e18) or \
+                any(self._home.get(u, name) == name for u in read):
+            return False
+        foreign = [u for u in read if self._home.get(u) not in (None, name)]
+        if foreign == [uid]:
+            return True
+        began = closed - self.presence_debounce
+        since = [u for u in foreign if self._read_at.get((name, u), -1e18) >= began]
+        return since == [uid]
 
     def _last_reader(self, uid: str, leaving: str) -> str | None:
         """The cell other than ``leaving`` that read ``uid`` last and may hold it: a closed
@@ -445,6 +465,38 @@ class Tracker:
                 if present != bool(uids) or (name in self._full_since and self._seen.get(name)):
                     inconsistent.append(name)
         return Observation(now, pieces, unknown, tuple(inconsistent))
+
+    def contested(self, now: float) -> dict[str, tuple[str, str, float]]:
+        """Tags read on two closed cells: UID -> (the cell it lies on, the other closed cell
+        that reports it, when that one first read it). Either the other read is a
+        neighbour's, or the piece lies there: moved from a stack onto a stack, no contact
+        changes, and the old cell's reader reports it until :data:`ABSENT_MISSES` scans have
+        missed it (3 s on TacTiki's 1.04 s cycle), or it went to whichever of two closed
+        cells read it last when its old cell let it go, and that was the neighbour. The
+        sensors cannot tell which; the follower asks the game (a picture that only one of
+        them explains). Listed only while it is news: read in the last few cycles, or in the
+        few cycles before the tag went to the last of two closed cells that read it, when its
+        old cell let it go (the other cell had it first; a cell whose contact closed under
+        the tag is no guess). A
+        read older than both is a neighbour's: a piece put there is missed by its old reader
+        from its next turn on."""
+        out: dict[str, tuple[str, str, float]] = {}
+        window = (ABSENT_MISSES + 1) * self.scan_period
+        for other, seen in self._seen.items():
+            if self._gated(other):
+                continue
+            for uid in seen:
+                home = self._home.get(uid)
+                if home is None or home == other or self.registry.lookup(uid) is None or \
+                        not self._holds(home, uid):
+                    continue
+                at = self._read_at.get((other, uid))
+                claimed = self._claimed_at.get(uid, -1e18) if uid in self._guessed else -1e18
+                if at is None or (now - at > window and not 0 <= claimed - at <= window):
+                    continue
+                if uid not in out or at > out[uid][2]:
+                    out[uid] = (home, other, at)
+        return out
 
     def presence(self, cell: str) -> bool:
         """Believed presence on ``cell`` (False for a cell without a sensor)."""
