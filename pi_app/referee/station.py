@@ -426,8 +426,17 @@ class Station:
         setup_flow.start_if_due(self)
 
     def next_deadline(self, now: float) -> float | None:
-        """The next time after ``now`` when :meth:`step` has something to do by itself."""
-        thinking = now + POLL_S if self.opponent.thinking() or self.postgame.busy() else None
+        """The next time after ``now`` when :meth:`step` has something to do by itself.
+
+        While a bot thinks, and until :meth:`_station_turn` has collected its answer for the
+        position: an answer that came in after a step and before the next wake-up is no longer
+        "thinking", and was shown only at the next event (the long soak's figures changed
+        with the bot thread's speed)."""
+        opp, state = self.opponent, self.session.state
+        answer_due = opp.pending("station", state) if self._station_moves(state) else \
+            opp.pending("hint", state) and self.referee_lock is None
+        thinking = now + POLL_S if opp.thinking() or answer_due or self.postgame.busy() \
+            else None
         times = [t for t in (self.follower.next_deadline(now), self._deal_at, thinking)
                  if t is not None]
         return max(min(times), now) if times else None
@@ -809,14 +818,19 @@ class Station:
             opp.forget()
         # Also while the board is checked after a restart: a person may be carrying out the
         # station's move, which is refused until the station shows it again.
-        if self.status.phase in ("play", "setup") and not self.blocked() \
-                and not game.is_over(state) and opp.plays(game.to_move(state)):
+        if self._station_moves(state):
             shown = opp.want("station", game, state, len(self.session.history))
             if shown is not None and self._expecting is not self.follower.position:
                 self.follower.expect_only(shown.text)  # any other move: a wrong execution
                 self._expecting = self.follower.position
         elif opp.pending("hint", state) and self.referee_lock is None:
             opp.want("hint", game, state, len(self.session.history))
+
+    def _station_moves(self, state: Any) -> bool:
+        """Is it a station's seat's turn to have its move thought out and shown?"""
+        game = self.session.game
+        return self.status.phase in ("play", "setup") and not self.blocked() \
+            and not game.is_over(state) and self.opponent.plays(game.to_move(state))
 
     def _shown(self, state: Any) -> Shown | None:
         shown = self.opponent.shown
