@@ -576,7 +576,9 @@ class StationReferee:
         stored = len(self.station.session.history)
         try:
             out = self.station.step(event, self.now)
-            if self.station.opponent.thinking():  # its thread, waited for in virtual time
+            for _ in range(3):  # a bot's answer for the position: waited for in virtual time
+                if not self._answer_due():
+                    break
                 self.station.opponent.wait()
                 out += self.station.step(None, self.now)
         except Exception:
@@ -598,6 +600,15 @@ class StationReferee:
         if self._round_end is not None:  # a new line to set up is no mismatch
             out = [o for o in out if not isinstance(o, Guidance)]
         return out
+
+    def _answer_due(self) -> bool:
+        """Is a bot thinking about the station's position, or its answer in and not yet
+        collected? Asked of the job, not of the thread: ``thinking()`` is false once the
+        thread has finished, so an answer that came in before the question was asked waited
+        for the next event, and the run's figures changed with the thread's speed (Topple's
+        8 games made 472 or 471 moves, from one run to the next)."""
+        opponent, state = self.station.opponent, self.station.session.state
+        return opponent.pending("station", state) or opponent.pending("hint", state)
 
     def _refused_dropped(self, out: list[Outcome], stored: int) -> list[Outcome]:
         """The outcomes without the moves the station refused (a move for its own seat that
