@@ -301,3 +301,21 @@ def test_the_sensor_model_reads_a_piece_set_on_an_empty_cell_at_once() -> None:
     b3 = model.geometry.cell("b3").reader
     seen = [e.t for e in events if isinstance(e, TagsSeen) and e.reader == b3 and e.tags]
     assert seen and seen[0] - 1.4 <= model.presence_debounce + 0.05, seen
+
+
+def test_the_sensor_model_reports_the_cycle_as_the_firmware_does() -> None:
+    """SCAN_TIMES every half second, handed on as ScanCycle: at TacTiki's start position about
+    the firmware's own 0.32-0.34 s (host_selftest cycle ... start), not the board file's
+    slowest 0.55 s; never below a cycle the model ran."""
+    from pi_app.readings import ScanCycle
+    from pi_app.sim.hands import Action
+
+    model = _tactiki_start_model()
+    model.report_cycle = True
+    events = model.run([Action(1.0, "a1-1", "a1", put=False),
+                        Action(3.0, "a1-1", "a2", put=True)])
+    periods = [e.period for e in events if isinstance(e, ScanCycle)]
+    assert len(periods) >= 3
+    assert all(0.3 <= p <= 0.45 for p in periods), periods
+    assert periods[-1] >= max(model._lengths)
+
