@@ -112,3 +112,20 @@ def test_the_figures_do_not_depend_on_the_speed_of_the_bots_thread(
     finally:
         logging.disable(logging.NOTSET)
     assert runs[0][1] > 20 and runs[0] == runs[1], runs
+
+
+@pytest.mark.slow
+def test_a_wrong_execution_showing_an_earlier_position_is_asked_as_a_takeback() -> None:
+    """Topple 1000008 of the long run: the hand's wrong move for the station's seat left the
+    line exactly as it was two plies before, so the station asked "take back 2 moves?" (the
+    board shows that position) instead of guiding; the players put the line back and nothing
+    was taken. The soak counted it as a wrong execution left unguided (42 of 43 guided)."""
+    logging.disable(logging.WARNING)
+    try:
+        stats, referee, _, replays = play_one("topple", 1000008, Faults(), bots="search")
+    finally:
+        logging.disable(logging.NOTSET)
+    counts = referee.counts
+    assert counts.bot_wrong_asked >= 1 and counts.bot_wrong_taken == 0, vars(counts)
+    assert counts.bot_wrong_guided + counts.bot_wrong_asked == counts.bot_wrong_made
+    assert (stats.phantom, stats.missed, counts.corrections) == (0, 0, 0) and replays

@@ -49,7 +49,8 @@ What is real and what is simulated:
   would, before the shown move is made. The record must hold only moves the station chose.
 
 Targets: phantom, missed, restart_losses, record_mismatches and crashes all 0; with bots also
-bot_unshown and bot_wrong_taken 0, and bot_wrong_guided equal to bot_wrong_made.
+bot_unshown and bot_wrong_taken 0, and bot_wrong_guided plus bot_wrong_asked equal to
+bot_wrong_made.
 """
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ from pi_app.board.follower import (
     MoveAccepted,
     MoveRevised,
     Outcome,
+    Prompt,
     PromptCleared,
+    PromptKind,
     TakenBack,
 )
 from pi_app.board.geometry import Geometry, load_geometry
@@ -474,6 +477,10 @@ class StationCounts:
     """Other moves the hands made first for the station's seat (wrong executions)."""
     bot_wrong_guided: int = 0
     """Wrong executions the station answered with guidance back to the position."""
+    bot_wrong_asked: int = 0
+    """Wrong executions whose picture is an earlier position's, which the station asked about
+    as a takeback to confirm (the players put the board back; nothing is taken). A Topple
+    line can look, after another legal move, exactly as it did two plies before."""
     bot_wrong_taken: int = 0
     """Wrong executions the station took as the move (a move it never chose in the record)."""
 
@@ -804,8 +811,11 @@ class BotTable(SimTable):
         counts.bot_wrong_made += 1
         before = len(self.outcomes)
         self._move_by_hand(game.placement_view(state, self.rng.choice(others)))
-        if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
+        answers = self.outcomes[before:]
+        if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in answers):
             counts.bot_wrong_guided += 1
+        elif any(isinstance(o, Prompt) and o.kind is PromptKind.TAKEBACK for o in answers):
+            counts.bot_wrong_asked += 1
         if not self._same(self.referee.state, state):
             counts.bot_wrong_taken += 1
             return
@@ -860,7 +870,8 @@ def run(game_name: str, games: int, seed: int, faults: Faults, *,
         if table.phantom or table.missed or not record_ok or \
                 table.illegal_reported != table.illegal_made or \
                 table.takebacks_done != table.takebacks_made or bot.bot_unshown or \
-                bot.bot_wrong_taken or bot.bot_wrong_guided != bot.bot_wrong_made:
+                bot.bot_wrong_taken or \
+                bot.bot_wrong_guided + bot.bot_wrong_asked != bot.bot_wrong_made:
             totals.bad_games.append(game_seed)  # replay one with play_one(name, seed, ...)
         totals.add(*result)
     return report(totals, games, time.process_time() - started)
@@ -883,6 +894,7 @@ def report(totals: Totals, games: int, cpu: float) -> dict[str, Any]:
         "bad_games": totals.bad_games,
         "bots": {"moves": s.bot_moves, "unshown": s.bot_unshown,
                  "wrong_made": s.bot_wrong_made, "wrong_guided": s.bot_wrong_guided,
+                 "wrong_asked": s.bot_wrong_asked,
                  "wrong_taken": s.bot_wrong_taken},
         "wire": {"garbage_bursts": w.garbage_bursts, "frames_dropped": w.frames_dropped,
                  "frames_duplicated": w.frames_duplicated, "cuts": w.cuts,
