@@ -19,6 +19,7 @@ from pi_app.board.follower import (
     MoveAccepted,
     MoveRevised,
     Outcome,
+    Prompt,
 )
 from pi_app.board.geometry import load_geometry
 from pi_app.board.tracker import Tracker
@@ -503,3 +504,27 @@ def test_simulated_readers_do_not_freeze_a_tag_moved_next_door() -> None:
         reported = [e.tags for e in events if isinstance(e, TagsSeen) and e.reader == c1]
         still = (bool(reported) and t3 in reported[-1]) or not reported
         assert not still or (c1, t3) in sensors._from_neighbour, seed
+
+
+@pytest.mark.parametrize("period", [1.036, 0.35])
+def test_a_piece_moved_from_a_stack_to_a_stack_two_fields_away_is_taken(period: float) -> None:
+    """'a1-b1 b1-c1': T5 carried off a1's stack over b1 onto c1's stack (the varied-pace
+    bench's table 1000004 at 1.04 s: 'c3-c4 c4-c5'). No contact changes; c1's reader reads
+    T5 while a1's reports it for three more scans, so the tracker's picture is the position
+    itself, and the next player's move came first: both were missed. It is taken from the
+    picture with T5 where it was read last; once taken, the stale report on a1 shows the
+    position before it, which is no takeback to offer."""
+    follower, board, out = tactiki_follower(period)
+    t5 = next(u for u in board.tracker._seen["a1"] if board.registry.lookup(u) == "T5")
+    c1 = board.geometry.cell("c1")
+    a1 = board.geometry.cell("a1")
+    assert c1.reader is not None and a1.reader is not None
+    feed(follower, board, TagsSeen(5.0, c1.reader, board.tracker._seen["c1"] | {t5}), out)
+    run(follower, board, 5.0 + follower.settle_long + 0.02, out)
+    accepted = [o for o in out if isinstance(o, MoveAccepted)]
+    assert [a.text for a in accepted] == ["a1-b1 b1-c1"]
+    gone = max(5.0 + 3 * period, board.t + 0.01)  # a1's reader has missed it three times
+    run(follower, board, gone - 0.005, out)
+    feed(follower, board, TagsSeen(gone, a1.reader, board.tracker._seen["a1"] - {t5}), out)
+    run(follower, board, gone + 1.0, out)
+    assert not [o for o in out if isinstance(o, Prompt | Guidance | MoveRevised)], out

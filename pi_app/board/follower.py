@@ -497,7 +497,8 @@ class Follower(Generic[S, M]):
             # follow-up goes first, until the board shows the position.
             return out + self._guide(GuidanceKind.FOLLOW_UP, observation, key, now)
         decision = self.position.classify(observation)
-        if decision.verdict in (Verdict.UNKNOWN, Verdict.IN_PROGRESS):
+        if decision.verdict in (Verdict.UNKNOWN, Verdict.IN_PROGRESS, Verdict.UNCHANGED,
+                                Verdict.TAKEBACK):
             elsewhere = self._read_elsewhere(observation, decision, now)
             if elsewhere is not None:
                 observation, decision, read = elsewhere
@@ -700,8 +701,11 @@ class Follower(Generic[S, M]):
                         ) -> tuple[Observation, Decision, float] | None:
         """The picture with the tags read on two closed cells (:meth:`Tracker.contested`)
         where they were read last, when it explains more than the picture as it is (which
-        nothing or only a move under way explains): that picture, its verdict and when its
-        last such read came. A piece moved from a stack onto a stack changes no contact, and
+        nothing or only a move under way explains, or which is the position, or the one
+        before: a piece moved from a stack onto a stack, its old reader still reporting it,
+        before and after the move is taken): that picture, its
+        verdict and when its last such read came. A piece moved from a stack onto a stack
+        changes no contact, and
         the old stack's reader reports it for three more scans (3 s at TacTiki's 1.04 s
         cycle): the tracker keeps it where it lay meanwhile, and a turn (one step onto an
         empty cell, one onto a stack) showed as half made long enough for a mismatch to be
@@ -713,7 +717,11 @@ class Follower(Generic[S, M]):
         never read from a tag read before the position began (a neighbour's read that stays
         reported)."""
         self._elsewhere_due = None
-        contested = list(self.tracker.contested(now).items())
+        # (A picture that is the position, or the one before, is read otherwise only for a
+        # piece just moved: its old reader reports it a few cycles at most. On a fast board
+        # that is over before a move read so could be taken.)
+        contested = list(self.tracker.contested(now, recent=decision.verdict in (
+            Verdict.UNCHANGED, Verdict.TAKEBACK)).items())
         if not contested:
             return None
         groups = [contested] + ([[c] for c in contested] if len(contested) > 1 else [])
@@ -725,6 +733,8 @@ class Follower(Generic[S, M]):
             found = self.position.classify(picture)
             read = max(at for _, (_, _, at) in group)
             if found.verdict is Verdict.UNCHANGED:
+                if decision.verdict is Verdict.UNCHANGED:
+                    continue
                 rank = 0
             elif found.verdict in (Verdict.MOVE, Verdict.SETTLING) and \
                     self._news(group, found.options[0]):

@@ -466,7 +466,7 @@ class Tracker:
                     inconsistent.append(name)
         return Observation(now, pieces, unknown, tuple(inconsistent))
 
-    def contested(self, now: float) -> dict[str, tuple[str, str, float]]:
+    def contested(self, now: float, recent: bool = False) -> dict[str, tuple[str, str, float]]:
         """Tags read on two closed cells: UID -> (the cell it lies on, the other closed cell
         that reports it, when that one first read it). Either the other read is a
         neighbour's, or the piece lies there: moved from a stack onto a stack, no contact
@@ -479,7 +479,7 @@ class Tracker:
         old cell let it go (the other cell had it first; a cell whose contact closed under
         the tag is no guess). A
         read older than both is a neighbour's: a piece put there is missed by its old reader
-        from its next turn on."""
+        from its next turn on. ``recent``: only the reads of the last few cycles."""
         out: dict[str, tuple[str, str, float]] = {}
         window = (ABSENT_MISSES + 1) * self.scan_period
         for other, seen in self._seen.items():
@@ -491,7 +491,8 @@ class Tracker:
                         not self._holds(home, uid):
                     continue
                 at = self._read_at.get((other, uid))
-                claimed = self._claimed_at.get(uid, -1e18) if uid in self._guessed else -1e18
+                claimed = self._claimed_at.get(uid, -1e18) \
+                    if uid in self._guessed and not recent else -1e18
                 if at is None or (now - at > window and not 0 <= claimed - at <= window):
                     continue
                 if uid not in out or at > out[uid][2]:
