@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -20,11 +21,14 @@ from pi_app.board.follower import (
     MoveRevised,
     Outcome,
     Prompt,
+    PromptCleared,
+    PromptKind,
 )
 from pi_app.board.geometry import load_geometry
-from pi_app.board.tracker import Tracker
+from pi_app.board.inference import Position, Verdict
+from pi_app.board.tracker import Tracker, ViewKey
 from pi_app.games import get_game
-from pi_app.readings import PresenceChanged, ScanCycle, TagsSeen
+from pi_app.readings import ButtonPressed, PresenceChanged, ScanCycle, TagsSeen
 from pi_app.sim.hands import Action, Noise
 from pi_app.sim.sensors import SensorModel
 from pi_app.sim.table import Rates, SimTable, TableStats
@@ -528,3 +532,66 @@ def test_a_piece_moved_from_a_stack_to_a_stack_two_fields_away_is_taken(period: 
     feed(follower, board, TagsSeen(gone, a1.reader, board.tracker._seen["a1"] - {t5}), out)
     run(follower, board, gone + 1.0, out)
     assert not [o for o in out if isinstance(o, Prompt | Guidance | MoveRevised)], out
+
+
+def show(follower: Follower, board: Board, picture: ViewKey, t: float,
+         out: list[Outcome]) -> None:
+    """Make the board show ``picture`` at ``t``: the pieces that leave a cell are reported
+    gone there, then read where they land (contacts following)."""
+    lookup = board.registry.lookup
+    seen = {cell: set(board.tracker._seen.get(cell, ())) for cell, _ in picture}
+    before = {cell: frozenset(uids) for cell, uids in seen.items()}
+    lifted: list[str] = []
+    for cell, want in picture:
+        extra = Counter(lookup(u) for u in seen[cell]) - Counter(want)
+        for piece, n in extra.items():
+            for _ in range(n):
+                uid = next(u for u in seen[cell] if lookup(u) == piece)
+                seen[cell].discard(uid)
+                lifted.append(uid)
+    for cell, want in picture:
+        for piece, n in (Counter(want) - Counter(str(lookup(u)) for u in seen[cell])).items():
+            for _ in range(n):
+                uid = next(u for u in lifted if lookup(u) == piece)
+                lifted.remove(uid)
+                seen[cell].add(uid)
+    changed = [cell for cell, _ in picture if frozenset(seen[cell]) != before[cell]]
+    changed.sort(key=lambda c: len(seen[c]) >= len(before[c]))  # the lifts first
+    for i, cell in enumerate(changed):
+        geo = board.geometry.cell(cell)
+        assert geo.reader is not None and geo.presence is not None
+        at = t + 0.01 * i
+        if bool(seen[cell]) != bool(before[cell]):
+            feed(follower, board, PresenceChanged(at, geo.presence, bool(seen[cell])), out)
+        feed(follower, board, TagsSeen(at + 0.004, geo.reader, frozenset(seen[cell])), out)
+
+
+def test_a_question_about_a_fight_stands_while_the_next_player_goes_on() -> None:
+    """Varied-pace table 1000003 at 1.04 s: 'c4-b4 a4-b4', two pieces onto one field (a
+    fight: the order decides). The stack is read up to a cycle after the hand leaves and the
+    question comes ``settle`` after that, by when the next player's hand was on its way;
+    the first piece it set down cleared the question, and the picture (the next turn made on
+    the undecided fight) was shown as a mismatch: both turns missed. The question stands
+    while the board shows a move from one of its answers; answered, both are taken."""
+    follower, board, out = tactiki_follower(1.036)
+    fights = [o for options in follower.position.by_placement.values() if len(options) > 1
+              for o in options if o.text in ("a1-b1 c1-b1", "c1-b1 a1-b1")]
+    assert len(fights) == 2
+    show(follower, board, fights[0].placement, 5.0, out)
+    run(follower, board, 6.5, out)
+    prompts = [o for o in out if isinstance(o, Prompt)]
+    assert prompts and prompts[-1].kind is PromptKind.AMBIGUOUS
+    chosen = next(o for o in fights if o.text == prompts[-1].options[prompts[-1].selected])
+    after = Position.build(follower.game, chosen.state, follower.cells)
+    follow = next(o for options in after.by_placement.values() if len(options) == 1
+                  for o in options if o.placement != after.here and not o.extendable
+                  and not o.lifts_only and "reincarnate" not in o.text
+                  and follower.position.classify(replace(
+                      follower.observation(6.5), pieces=dict(o.placement))).verdict
+                  is Verdict.UNKNOWN)
+    show(follower, board, follow.placement, 7.0, out)
+    run(follower, board, 9.0, out)
+    assert not [o for o in out if isinstance(o, PromptCleared | Guidance)], out
+    out += follower.handle(ButtonPressed(9.5, "ok"), 9.5)
+    accepted = [o.text for o in out if isinstance(o, MoveAccepted)]
+    assert accepted == [chosen.text, follow.text]

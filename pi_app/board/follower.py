@@ -234,6 +234,8 @@ class _Asking:
     options: tuple[Option, ...] = ()
     plies: int = 0
     selected: int = 0
+    after: dict[int, Position] = field(default_factory=dict)
+    """The position after each option, built when the board goes on (:meth:`Follower._asked_on`)."""
 
 
 @dataclass
@@ -487,6 +489,8 @@ class Follower(Generic[S, M]):
             if key == self._asking.key:
                 return out
             if self._asking.kind is PromptKind.DECISION and key == self.position.here:
+                return out
+            if self._asked_on(observation):
                 return out
             self._asking = None
             out.append(PromptCleared(now))
@@ -765,6 +769,29 @@ class Follower(Generic[S, M]):
                     placement[other].count(piece) > here[other].count(piece):
                 return False
         return True
+
+    def _asked_on(self, observation: Observation) -> bool:
+        """Does the question about the last move stand though the board changed? When the
+        picture is a move (or a move under way) from the position after one of its options:
+        the next player went on before the question came (a TacTiki fight onto a stack is
+        read up to a cycle after it rests, and the question waits ``settle`` after that).
+        Cleared, the question left a picture nothing explains (varied-pace table 1000003 at
+        1.04 s: 'c4-b4 a4-b4' and the next turn both missed); it stays until the players
+        answer it, and the next move is judged from their answer."""
+        asking = self._asking
+        if asking is None or asking.kind is not PromptKind.AMBIGUOUS or \
+                self.position.classify(observation).verdict is not Verdict.UNKNOWN:
+            return False  # (what the position explains is judged as before)
+        for index, option in enumerate(asking.options):
+            after = asking.after.get(index)
+            if after is None:
+                earlier = [self.state, *(s for s, _ in reversed(self.history))]
+                after = asking.after[index] = Position.build(
+                    self.game, option.state, self.cells, earlier[:TAKEBACK_DEPTH])
+            if after.classify(observation).verdict in (
+                    Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.IN_PROGRESS):
+                return True
+        return False
 
     def _split(self, decision: Decision, observation: Observation) -> Option | None:
         """The held move, when the picture could be it followed by the next player's move as
