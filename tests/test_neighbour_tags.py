@@ -391,27 +391,33 @@ def test_a_step_onto_an_empty_cell_whose_reader_read_the_stacks_other_tiki_befor
     assert board.tracker.observation(board.t).complete
 
 
-def tactiki_follower(period: float) -> tuple[Follower, Board, list[Outcome]]:
-    """A TacTiki follower on its opening position, every piece read where it lies, on a
-    board that scans in ``period`` seconds."""
-    game = get_game("tactiki")
-    board = Board()
-    follower: Follower = Follower(game, game.new_game(random.Random(0)), board.geometry,
-                                  board.registry)
+def tactiki_follower(period: float, name: str = "tactiki", moves: int = 0
+                     ) -> tuple[Follower, Board, list[Outcome]]:
+    """A follower (TacTiki unless ``name`` says) on its opening position (or ``moves``
+    random moves into the game), every piece read where it lies, on a board that scans in
+    ``period`` seconds."""
+    game = get_game(name)
+    board = Board(name)
+    rng = random.Random(0)
+    state = game.new_game(rng)
+    for _ in range(moves):
+        state = game.apply(state, game.random_move(state, rng))
+    follower: Follower = Follower(game, state, board.geometry, board.registry)
     follower.feed(ScanCycle(0.0, period), 0.0)
     board.tracker = follower.tracker
     used: Counter[str] = Counter()
     outcomes: list[Outcome] = []
     for cell, pieces in game.expected_view(follower.state).items():
+        geo = board.geometry.cell(cell)
         uids = []
         for piece in pieces:
-            uids.append(board.uid(piece, used[piece]))
-            used[piece] += 1
-        outcomes += follower.feed(TagsSeen(0.0, board.geometry.cell(cell).reader or 0,
-                                           frozenset(uids)), 0.0)
-        presence = board.geometry.cell(cell).presence
-        assert presence is not None
-        outcomes += follower.feed(PresenceChanged(0.0, presence, bool(pieces)), 0.0)
+            if piece != geo.presence_piece:
+                uids.append(board.uid(piece, used[piece]))
+                used[piece] += 1
+        if geo.reader is not None:
+            outcomes += follower.feed(TagsSeen(0.0, geo.reader, frozenset(uids)), 0.0)
+        if geo.presence is not None:
+            outcomes += follower.feed(PresenceChanged(0.0, geo.presence, bool(pieces)), 0.0)
     outcomes += follower.tick(1.0)
     return follower, board, outcomes
 
@@ -595,3 +601,27 @@ def test_a_question_about_a_fight_stands_while_the_next_player_goes_on() -> None
     out += follower.handle(ButtonPressed(9.5, "ok"), 9.5)
     accepted = [o.text for o in out if isinstance(o, MoveAccepted)]
     assert accepted == [chosen.text, follow.text]
+
+
+def test_a_token_put_on_a_shaman_field_is_shown_as_soon_as_a_finished_wrong_move() -> None:
+    """Manami, varied-pace tables 1000003 and 1000006: a token lifted and set down on a
+    field that knows its piece by its contact alone (the shaman's) reads as the shaman
+    there and the token gone. Nothing is in a hand: as many contact-only pieces extra as
+    pieces missing. It is shown as a finished wrong move (``settle_unexplained``), not
+    after ``grace`` as a hand still moving: the players had undone it 1.1 s after it rested,
+    before the mismatch came."""
+    follower, board, out = tactiki_follower(0.35, "manami", moves=4)
+    view = follower.game.expected_view(follower.state)
+    token = next(c for c, p in view.items() if p and board.geometry.cell(c).reader is not None)
+    field = next(c for c, p in view.items()
+                 if not p and board.geometry.cell(c).presence_piece is not None)
+    source, target = board.geometry.cell(token), board.geometry.cell(field)
+    assert source.presence is not None and source.reader is not None
+    assert target.presence is not None
+    feed(follower, board, PresenceChanged(5.0, source.presence, False), out)
+    feed(follower, board, TagsSeen(5.1, source.reader, frozenset()), out)
+    feed(follower, board, PresenceChanged(5.4, target.presence, True), out)
+    shown = 5.4 + DEBOUNCE + follower.settle_unexplained + 0.01
+    run(follower, board, shown, out)
+    assert follower.position.classify(follower.observation(shown)).verdict is Verdict.UNKNOWN
+    assert [o.kind for o in out if isinstance(o, Guidance)] == [GuidanceKind.MISMATCH]
