@@ -246,8 +246,12 @@ class SimTable:
         self._tick_until(self.now + (2.5 * self.follower.grace + 0.5 if linger is None
                                      else linger))
 
-    def _tick_until(self, until: float) -> None:
+    def _tick_until(self, until: float, asked: bool = False) -> None:
+        """Let the station's deadlines pass up to ``until`` (``asked``: only until it puts
+        a question on the screen, which players at the table see and stop for)."""
         while True:
+            if asked and self._open_prompt() is not None:
+                return
             deadline = self.referee.next_deadline(self.now)
             if deadline is None or deadline > until:
                 return
@@ -382,14 +386,19 @@ class SimTable:
         if final != placement:  # the follow-up the rules demand
             rest = self._move_by_hand(final, linger=min(gap, 0.6))
         self._chain.append((intended, state, before, rest))
-        self._tick_until(rest + gap)
+        self._tick_until(rest + gap, asked=True)
         if self._open_prompt() is not None or self._last_guidance() is not None:
             self.end_row()  # the players stop for the question or the mismatch
 
     def end_row(self) -> None:
-        """The players stop: let the station settle, then judge the moves made in a row."""
+        """The players stop: let the station settle, then judge the moves made in a row.
+        Stopped by a question on the screen, they answer it first (each press 0.3-1 s after
+        the last), as players at a table do, not after the board has sat still for seconds."""
         if not self._chain:
             return
+        asked_now = next((e for e in self._chain if self._same(e[1], self.referee.state)), None)
+        if self._open_prompt() is not None and asked_now is not None:
+            self._answer(asked_now[0], self._move_between(asked_now[1], asked_now[0]))
         self._tick_until(self.now + 2.5 * self.follower.grace + 0.5)
         chain, self._chain = self._chain, []
         last = chain[-1][0]
