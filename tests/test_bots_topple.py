@@ -98,8 +98,8 @@ def test_a_list_playout_is_the_engine_playout(players: int) -> None:
 def test_a_search_decision_builds_no_engine_state_in_its_playouts(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The cost the profile found: the engine's ``apply`` is called only on the tree's path
-    (a few per playout), not for every candidate of every playout move (thousands per
-    playout before: about 60 with 300 playouts and 4 players)."""
+    (a few per playout), not for every candidate of every playout move (60,029 calls for this
+    decision before, at 300 playouts with 4 players)."""
     calls = 0
     real = type(GAME).apply
 
