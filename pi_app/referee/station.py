@@ -282,7 +282,7 @@ class Station:
         try:
             more = self.follower.prepare(now)  # after the confirmation is on the LEDs
             if more:
-                self._handle(more, now)
+                more = self._handle(more, now)
                 self.render(now)
                 outcomes += more
         except StoreError as exc:
@@ -309,14 +309,20 @@ class Station:
         outcomes = self.follower.tick(now) if event is None else self.follower.feed(event, now)
         if isinstance(event, ButtonPressed) and event.button == "ok" and not outcomes:
             self._hint_button(now)  # OK with nothing to confirm: a hint
-        self._handle(outcomes, now)
+        outcomes = self._handle(outcomes, now)
         setup_flow.read(self, now)
         return outcomes
 
-    def _handle(self, outcomes: list[Outcome], now: float) -> None:
-        for outcome in outcomes:
+    def _handle(self, outcomes: list[Outcome], now: float) -> list[Outcome]:
+        """Act on the follower's outcomes; those acted on. A move not stored (refused as not
+        the station's, or not storable) puts the follower back, so what it said after that
+        move was judged from a position the station does not hold and is dropped: a TacTiki
+        pass forced by a refused wrong execution crashed the step (IllegalMove)."""
+        for at, outcome in enumerate(outcomes):
             if isinstance(outcome, MoveAccepted):
-                self._moved(outcome, now)
+                if not self._moved(outcome, now):
+                    self._settle_phase(now)
+                    return outcomes[:at + 1]
             elif isinstance(outcome, MoveRevised):
                 self._persist(partial(self.session.revised, outcome.replaced, outcome.text,
                                       outcome.state), now)
@@ -348,21 +354,28 @@ class Station:
                 self.status.takeback = ()
                 if self.status.phase == "setup" and not self.blocked():
                     self.status.phase = Phase.PLAY
+        self._settle_phase(now)
+        return outcomes
+
+    def _settle_phase(self, now: float) -> None:
+        """Out of ``setup`` once the board shows the position (a restart's check is done)."""
         if self.status.phase == "setup" and not self.blocked() and \
                 self.follower.decide(now).verdict is Verdict.UNCHANGED:
             self.status.phase = Phase.PLAY
             self.status.guidance = None
 
-    def _moved(self, outcome: MoveAccepted, now: float) -> None:
+    def _moved(self, outcome: MoveAccepted, now: float) -> bool:
+        """Store and confirm an accepted move; False if it was not stored (the follower is
+        then put back)."""
         before = self.session.state
         if self.status.prompt is not None and self.status.prompt.kind is PromptKind.DRAW:
             self.status.prompt = None  # a move withdraws a draw offer
         if self.blocked() or self.draw_agreed():  # no move before every card is tapped and the
             # set-up is read, nor after the players agreed a draw
             self.follower.reset(before, list(self.session.history))
-            return
+            return False
         if not self._as_shown(outcome, before):
-            return
+            return False
         try:
             self.session.moved(outcome.text, outcome.player, outcome.state,
                                outcome.how, outcome.lifts_only)
@@ -371,7 +384,7 @@ class Station:
             # (and stored) as soon as the database takes it.
             self.follower.reset(before, list(self.session.history))
             self._store_failed(str(exc), now)
-            return
+            return False
         self.status.store_error = ""
         self.status.phase = Phase.PLAY
         self.status.message = ""
@@ -384,6 +397,7 @@ class Station:
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
         self._after_move(now, outcome.how.board_decided)
+        return True
 
     def _after_move(self, now: float, board_decided: bool = False) -> None:
         """Finish the game, or deal the next Topple round. A round ended by a move the board
