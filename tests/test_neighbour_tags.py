@@ -25,7 +25,7 @@ from pi_app.board.follower import (
     PromptKind,
 )
 from pi_app.board.geometry import load_geometry
-from pi_app.board.inference import Position, Verdict
+from pi_app.board.inference import Option, Position, Verdict
 from pi_app.board.tracker import Tracker, ViewKey
 from pi_app.games import get_game
 from pi_app.readings import ButtonPressed, PresenceChanged, ScanCycle, TagsSeen
@@ -560,8 +560,12 @@ def show(follower: Follower, board: Board, picture: ViewKey, t: float,
     for cell, want in picture:
         for piece, n in (Counter(want) - Counter(str(lookup(u)) for u in seen[cell])).items():
             for _ in range(n):
-                uid = next(u for u in lifted if lookup(u) == piece)
-                lifted.remove(uid)
+                uid = next((u for u in lifted if lookup(u) == piece), None)
+                if uid is None:  # (from the hand: a copy read nowhere now)
+                    read = set().union(*board.tracker._seen.values(), *seen.values())
+                    uid = next(u for u in board.registry.uids_of(piece) if u not in read)
+                else:
+                    lifted.remove(uid)
                 seen[cell].add(uid)
     changed = [cell for cell, _ in picture if frozenset(seen[cell]) != before[cell]]
     changed.sort(key=lambda c: len(seen[c]) >= len(before[c]))  # the lifts first
@@ -580,7 +584,8 @@ def test_a_question_about_a_fight_stands_while_the_next_player_goes_on() -> None
     question comes ``settle`` after that, by when the next player's hand was on its way;
     the first piece it set down cleared the question, and the picture (the next turn made on
     the undecided fight) was shown as a mismatch: both turns missed. The question stands
-    while the board shows a move from one of its answers; answered, both are taken."""
+    while the board shows a move from one of its answers, or for a moment with a piece of
+    it in the hand (table 1000011); answered, both are taken."""
     follower, board, out = tactiki_follower(1.036)
     fights = [o for options in follower.position.by_placement.values() if len(options) > 1
               for o in options if o.text in ("a1-b1 c1-b1", "c1-b1 a1-b1")]
@@ -591,13 +596,37 @@ def test_a_question_about_a_fight_stands_while_the_next_player_goes_on() -> None
     assert prompts and prompts[-1].kind is PromptKind.AMBIGUOUS
     chosen = next(o for o in fights if o.text == prompts[-1].options[prompts[-1].selected])
     after = Position.build(follower.game, chosen.state, follower.cells)
-    follow = next(o for options in after.by_placement.values() if len(options) == 1
-                  for o in options if o.placement != after.here and not o.extendable
-                  and not o.lifts_only and "reincarnate" not in o.text
-                  and follower.position.classify(replace(
-                      follower.observation(6.5), pieces=dict(o.placement))).verdict
-                  is Verdict.UNKNOWN)
-    show(follower, board, follow.placement, 7.0, out)
+    observed = follower.observation(6.5)
+
+    def unknown(picture: ViewKey) -> bool:
+        shown = replace(observed, pieces={c: p for c, p in picture if p})
+        return follower.position.classify(shown).verdict is Verdict.UNKNOWN and \
+            after.classify(shown).verdict is Verdict.UNKNOWN
+
+    def holding(option: Option) -> ViewKey | None:
+        """The option's picture with one piece it puts down still in the hand, when that
+        is a picture neither position explains (the hand between its two steps)."""
+        for (cell, now), (_, was) in zip(option.placement, after.here, strict=True):
+            for piece in Counter(now) - Counter(was):
+                stack = list(now)
+                stack.remove(piece)
+                held = tuple((c, tuple(stack) if c == cell else p)
+                             for c, p in option.placement)
+                if unknown(held):
+                    return held
+        return None
+
+    follow, held = next((o, h) for options in after.by_placement.values()
+                        if len(options) == 1 for o in options
+                        if o.placement != after.here and not o.extendable
+                        and not o.lifts_only and "reincarnate" not in o.text
+                        and follower.position.classify(replace(
+                            observed, pieces=dict(o.placement))).verdict is Verdict.UNKNOWN
+                        and (h := holding(o)) is not None)
+    # The next player's hand holds a piece for a moment on the way: the question stands.
+    show(follower, board, held, 6.8, out)
+    run(follower, board, 7.0, out)
+    show(follower, board, follow.placement, 7.1, out)
     run(follower, board, 9.0, out)
     assert not [o for o in out if isinstance(o, PromptCleared | Guidance)], out
     out += follower.handle(ButtonPressed(9.5, "ok"), 9.5)

@@ -492,7 +492,7 @@ class Follower(Generic[S, M]):
                 return out
             if self._asking.kind is PromptKind.DECISION and key == self.position.here:
                 return out
-            if self._asked_on(observation):
+            if self._asked_on(observation, quiet):
                 return out
             self._asking = None
             out.append(PromptCleared(now))
@@ -778,7 +778,7 @@ class Follower(Generic[S, M]):
                 return False
         return True
 
-    def _asked_on(self, observation: Observation) -> bool:
+    def _asked_on(self, observation: Observation, quiet: float) -> bool:
         """Does the question about the last move stand though the board changed? When the
         picture is a move (or a move under way) from the position after one of its options:
         the next player went on before the question came (a TacTiki fight onto a stack is
@@ -796,9 +796,13 @@ class Follower(Generic[S, M]):
                 earlier = [self.state, *(s for s, _ in reversed(self.history))]
                 after = asking.after[index] = Position.build(
                     self.game, option.state, self.cells, earlier[:TAKEBACK_DEPTH])
-            if after.classify(observation).verdict in (
+            verdict = after.classify(observation).verdict
+            if verdict in (
                     Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.IN_PROGRESS):
                 return True
+            if verdict is Verdict.UNKNOWN and quiet < self.grace and not _all_on_board(
+                    after.here, observation, self._presence_pieces):
+                return True  # a piece in the next player's hand, for a moment (table 1000011)
         return False
 
     def _split(self, decision: Decision, observation: Observation) -> Option | None:
