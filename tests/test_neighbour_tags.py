@@ -560,13 +560,13 @@ def show(follower: Follower, board: Board, picture: ViewKey, t: float,
     for cell, want in picture:
         for piece, n in (Counter(want) - Counter(str(lookup(u)) for u in seen[cell])).items():
             for _ in range(n):
-                uid = next((u for u in lifted if lookup(u) == piece), None)
-                if uid is None:  # (from the hand: a copy read nowhere now)
+                found = next((u for u in lifted if lookup(u) == piece), None)
+                if found is None:  # (from the hand: a copy read nowhere now)
                     read = set().union(*board.tracker._seen.values(), *seen.values())
-                    uid = next(u for u in board.registry.uids_of(piece) if u not in read)
+                    found = next(u for u in board.registry.uids_of(piece) if u not in read)
                 else:
-                    lifted.remove(uid)
-                seen[cell].add(uid)
+                    lifted.remove(found)
+                seen[cell].add(found)
     changed = [cell for cell, _ in picture if frozenset(seen[cell]) != before[cell]]
     changed.sort(key=lambda c: len(seen[c]) >= len(before[c]))  # the lifts first
     for i, cell in enumerate(changed):
