@@ -79,15 +79,16 @@ class SensorModel:
     early: float = 0.0
     neighbour: float = 0.0
     quiet_after: float = 0.6
-    report_cycle: bool = False
+    report_cycle: bool = True
     """Send the firmware's SCAN_TIMES figure as :class:`ScanCycle` every :data:`REPORT_EVERY`
     seconds, as the link hands it on: the longest of the last :data:`REREAD_CYCLES` cycles, or
-    the next one projected from what lies on the board if that is longer. Off by default: the
-    station then times its waits on the board file's slowest cycle in play. Runs used to end
-    with the reports sent while the model scanned on, which moved the simulated players'
-    clock (:meth:`_trimmed`); without them the accuracy bench (varied players) gives the same
-    figures on and off (TacTiki 1,178 moves 1 phantom / 3 missed, Topple 344 and Manami 361
-    moves 0 / 0), and so does the TacTiki neighbour-read game at seed 5."""
+    the next one projected from what lies on the board if that is longer. On by default, as a
+    real board sends them; off, the station times its waits on the board file's slowest cycle
+    in play. Runs used to end with the reports sent while the model scanned on, which moved
+    the simulated players' clock (:meth:`_trimmed`); without them the accuracy bench (varied
+    players) gives the same figures on and off (TacTiki 1,178 moves 1 phantom / 3 missed,
+    Topple 344 and Manami 361 moves 0 / 0), and so does the TacTiki neighbour-read game at
+    seed 5."""
     cells: dict[str, list[str]] = field(default_factory=dict)
     _reported: dict[int, frozenset[str]] = field(default_factory=dict)
     _misses: dict[tuple[int, str], int] = field(default_factory=dict)
