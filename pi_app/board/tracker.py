@@ -485,7 +485,7 @@ class Tracker:
         for other, seen in self._seen.items():
             if self._gated(other):
                 continue
-            for uid in seen:
+            for uid in sorted(seen):  # a set's order changes with PYTHONHASHSEED; ties must not
                 home = self._home.get(uid)
                 if home is None or home == other or self.registry.lookup(uid) is None or \
                         not self._holds(home, uid):
