@@ -48,7 +48,7 @@ pytestmark = pytest.mark.realtime
 __all__ = ["broker"]
 PASSWORD = "correct horse battery"
 EVIL = "<img src=x onerror=f()>"
-ACTIONS = ["new", "players", "withdraw", "pair", "boards", "confirm"]
+ACTIONS = ["new", "players", "withdraw", "pair", "boards", "confirm", "hints"]
 
 
 class Client:

@@ -364,8 +364,9 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         return JSONResponse(tdesk.records(), headers={
             "content-disposition": f'attachment; filename="{desk.event}-records.json"'})
 
-    def action(step: Callable[[str, Mapping[str, Any]], None]) -> Endpoint:
-        """A referee's POST: login, CSRF, a JSON object, then the step (400/409 on refusal)."""
+    def action(step: Callable[[str, Mapping[str, Any]], Awaitable[None] | None]) -> Endpoint:
+        """A referee's POST: login, CSRF, a JSON object, then the step (400/409 on refusal;
+        a step that waits, such as the broker taking a lock, is awaited)."""
         async def endpoint(request: Request) -> Response:
             user = access.referee(request)
             if user is None:
@@ -379,7 +380,9 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
             if not isinstance(body, dict):
                 return refuse(400, "send a JSON object")
             try:
-                step(user, body)
+                done = step(user, body)
+                if done is not None:
+                    await done
             except BadRequest as exc:
                 return refuse(400, str(exc))
             except TournamentError as exc:
@@ -428,26 +431,17 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         number = _round_of(body)
         tdesk.apply(lambda t: director.assign_boards(t, wanted, number))
 
-    async def hints(request: Request) -> Response:
+    async def hints(user: str, body: Mapping[str, Any]) -> None:
         """Lock (``{"locked": true}``) or allow hints at every station of the event."""
-        user = access.referee(request)
-        if user is None:
-            return refuse(401, "log in as a referee first")
-        if not await access.csrf_ok(request, None):
-            return refuse(403, "missing or wrong CSRF token")
-        try:
-            body = json.loads(await request.body() or b"{}")
-        except (UnicodeDecodeError, ValueError):
-            body = None
-        locked = body.get("locked") if isinstance(body, dict) else None
+        locked = body.get("locked")
         if not isinstance(locked, bool):
-            return refuse(400, 'send {"locked": true} or {"locked": false}')
+            raise BadRequest('send {"locked": true} or {"locked": false}')
         locks = LocksPayload(hints=not locked, by=user if locked else None, t=time.time())
         send = tdesk.send_locks
         if send is None or not await asyncio.to_thread(send, locks):
-            return refuse(409, "the broker did not take the lock: is the dashboard connected?")
+            raise TournamentError("the broker did not take the lock: is the dashboard "
+                                  "connected?")
         tdesk.on_locks(locks)
-        return JSONResponse({"ok": True, "version": tdesk.version})
 
     def confirm(user: str, body: Mapping[str, Any]) -> None:
         tdesk.confirm(user, _int(body.get("table"), "table"), _round_of(body),
@@ -470,6 +464,6 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament/pair", action(pair), methods=post),
         Route("/api/tournament/boards", action(boards), methods=post),
         Route("/api/tournament/confirm", action(confirm), methods=post),
-        Route("/api/tournament/hints", hints, methods=post),
+        Route("/api/tournament/hints", action(hints), methods=post),
         Route("/static/tournament.js", script),
     ]
