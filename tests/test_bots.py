@@ -219,7 +219,7 @@ def test_bot_command_prints_games_per_second_and_results(capsys: pytest.CaptureF
                   "--games", "3", "--seed", "4"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    assert "games/s" in out and "greedy won" in out
+    assert "games/s" in out and "greedy won" in out and "ms of CPU per decision" in out
     with pytest.raises(SystemExit) as exit_info:
         cli_main(["bot", "--game", "manami", "--players", "3"])
     assert exit_info.value.code == 2

@@ -51,6 +51,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
     print(f"{args.level} won {result['wins']}, shared or drew {result['draws']}, lost "
           f"{result['losses']}: score {result['score']:.2f} (95% CI {low:.2f}-{high:.2f}; "
           f"an even share is {result['fair_share']:.2f})")
-    print(f"{args.level}: {timing['p50'] * 1000:.2f} ms per decision (p50), "
+    # Process CPU, not wall time: a busy machine does not make the bot look slower than it is.
+    print(f"{args.level}: {timing['p50'] * 1000:.2f} ms of CPU per decision (p50), "
           f"{timing['p95'] * 1000:.2f} ms (p95), budget {args.budget}")
     return 0
