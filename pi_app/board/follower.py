@@ -280,6 +280,11 @@ class Follower(Generic[S, M]):
         self._previous: tuple[Position, Option, float | None] | None = None
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
+        # A picture of an earlier position the players said is no takeback (BACK to the
+        # question): never asked about again (a question that comes straight back is a loop),
+        # judged as a picture the position does not explain, until the position changes or
+        # the board shows it.
+        self._declined: ViewKey | None = None
         # A move that waits to rest (a Toast, an Up 1 that may become an Up 2) whose picture
         # held for ``settle``, not taken yet, and the position after it (built when needed);
         # then any removals whose pictures held after it in turn (a second Toast), in order.
@@ -355,6 +360,7 @@ class Follower(Generic[S, M]):
         self._prepared = False
         self._shown = None
         self._held = []
+        self._declined = None
 
     def _decisions(self, now: float) -> list[Outcome[S]]:
         """Decisions the sensors cannot see. When every legal move is one (Manami's
@@ -442,6 +448,13 @@ class Follower(Generic[S, M]):
             if asking.kind is PromptKind.DECISION:
                 return []  # the rules demand an answer
             self._asking = None
+            if asking.kind is PromptKind.TAKEBACK:
+                # No takeback: the players went on. The moves held since the last taken
+                # stay held, and the picture is judged again at once as one the position
+                # does not explain: moves made from a held one (two Up 1s that swapped the
+                # last two back) follow; otherwise it is a mismatch to put right.
+                self._declined = asking.key
+                return [PromptCleared(now), *self._evaluate(now)]
             self._held, self._candidate = [], None  # "none of these": not asked again
             return [PromptCleared(now)]
         if button == "ok":
@@ -522,6 +535,11 @@ class Follower(Generic[S, M]):
                 # that lifts a piece to put it back and sets it down where it was is not
                 # making the move again. Once the board shows the position, it may.
                 decision = Decision(Verdict.UNKNOWN)
+        if self._declined is not None:
+            if key == self.position.here:
+                self._declined = None
+            elif key == self._declined and decision.verdict is Verdict.TAKEBACK:
+                decision = Decision(Verdict.UNKNOWN)  # the players said it is no takeback
         verdict = decision.verdict
         if self._held and self.tracker.last_change > self._held_rest:
             # The board changed: how long did it rest at the held move's picture before?
