@@ -800,9 +800,17 @@ class Follower(Generic[S, M]):
 
     def _news(self, group: Sequence[tuple[str, tuple[str, str, float]]], option: Option) -> bool:
         """Were the tags ``option`` puts on a cell by ``group``'s reads read there since the
-        position began? (One the position already has there is no news of a move.)"""
+        position began? (One the position already has there is no news of a move.) And not
+        before the piece reached the cell it lies on (:meth:`Tracker.taken_at`): that read
+        was the piece carried over the other cell, whose reader reports it for three more
+        scans (the long soak's Manami game 1000093: a token held above the stack b3 for a
+        moment, then set down on the empty c3, an illegal move; read back on b3, the picture
+        was a3-b3, taken 0.7 s after c3's contact closed)."""
         here, placement = dict(self.position.here), dict(option.placement)
         for uid, (_, other, at) in group:
+            taken = self.tracker.taken_at(uid)
+            if taken is not None and at < taken:
+                return False
             piece = self.registry.lookup(uid)
             if at <= self._moved_at and \
                     placement[other].count(piece) > here[other].count(piece):

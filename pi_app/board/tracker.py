@@ -499,6 +499,16 @@ class Tracker:
                     out[uid] = (home, other, at)
         return out
 
+    def taken_at(self, uid: str) -> float | None:
+        """When the cell ``uid`` lies on took it by a read of its own (read there while no
+        closed cell held it, or its contact closed under it, read alone): a read of it on
+        another cell before that was the piece carried over that cell. None when it lies
+        nowhere, or its cell is a guess (the last of two closed cells that read it, when its
+        old cell let it go: the other read may be where it lies)."""
+        if uid not in self._home or uid in self._guessed:
+            return None
+        return self._claimed_at.get(uid)
+
     def presence(self, cell: str) -> bool:
         """Believed presence on ``cell`` (False for a cell without a sensor)."""
         return self._present.get(cell, False)
