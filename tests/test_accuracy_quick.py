@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_board_topple import start
 
-from tools.bench.accuracy import main, run
+from pi_app.games import get_game
+from tools.bench.accuracy import clear_move, main, run
 
-pytestmark = pytest.mark.slow
 
-
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
 def test_noisy_play_is_followed_exactly(game: str) -> None:
     figures = run(game, moves=250, seed=11)
@@ -27,6 +28,7 @@ def test_noisy_play_is_followed_exactly(game: str) -> None:
     assert figures["decision_ms"]["p99"] < 5.0  # generous here; the benchmark reports the real
 
 
+@pytest.mark.slow
 def test_the_report_is_strict_json(capsys: pytest.CaptureFixture[str]) -> None:
     """No Topple move waits a rest, so that percentile has no values: null, not NaN (which
     JSON has not, and a browser or ``jq`` refuses)."""
@@ -36,4 +38,26 @@ def test_the_report_is_strict_json(capsys: pytest.CaptureFixture[str]) -> None:
         raise ValueError(constant)
 
     report = json.loads(capsys.readouterr().out, parse_constant=refuse)
-    assert report["figures"]["topple"]["rest_to_accept_s"]["rested_p50"] is None
+    latency = report["figures"]["topple"]["rest_to_accept_s"]
+    assert latency["rested_p50"] is None
+    assert latency["clear_share"] + latency["not_clear_share"] == pytest.approx(1.0, abs=0.002)
+
+
+@pytest.mark.parametrize(("moves", "text", "clear"), [
+    ([], "up3 Nui", True),          # to the top: no longer move of Nui, no other move's swap
+    ([], "topple Hookipa", True),   # top to bottom: nothing else shows that line
+    ([], "up1 Lokahi", False),      # the first swap of Up 2 and Up 3 Lokahi
+    ([], "up2 Nui", False),         # the middle of Up 3 Nui
+    ([], "up1 Kapu", False),        # Kapu to the top: the first swap of Topple Hookipa
+    ([], "topple Wikiwiki", False),  # one slot down to the bottom: the line of Up 1 Huhu
+    (["up1 Kapu", "up1 Eepo"], "toast", False),  # a removal: a knocked tiki looks the same
+    # The first player has played the Topple card: Up 1 of the tiki under the top one is no
+    # longer the first swap of anything that player can play.
+    (["topple Akamai", "up1 Eepo"], "up1 Eepo", True),
+])
+def test_a_clear_move_is_decided_by_the_rules(moves: list[str], text: str, clear: bool) -> None:
+    """Worked out by hand on the two-player line Hookipa, Kapu, Eepo, Nui, Lokahi, Akamai,
+    Nani, Wikiwiki, Huhu (each player: Up 1 x2, Up 2, Up 3, Topple, Toast x2)."""
+    game = get_game("topple")
+    before = start(moves)
+    assert clear_move(game, before, game.apply_text(before, text)) is clear

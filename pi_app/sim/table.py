@@ -72,6 +72,9 @@ class TableStats:
     """Seconds from the last piece at rest to acceptance, for moves accepted without a question."""
     accept_how: list[str] = field(default_factory=list)
     """For each entry of ``accept_latency``: ``at once`` or ``settled`` (MoveAccepted.how)."""
+    accept_moves: list[tuple[Any, Any]] = field(default_factory=list)
+    """For each entry of ``accept_latency``: the state before the move and the state the
+    players made (the accuracy bench tells clear moves from the rules with them)."""
     decision_seconds: list[float] = field(default_factory=list)
     """Wall-clock seconds the follower spent per event it was fed (the decision time)."""
     failures: list[str] = field(default_factory=list)
@@ -359,6 +362,7 @@ class SimTable:
                     self.accepted[before].how.board_decided:
                 self.stats.accept_latency.append(self.accepted[before].t - rest)
                 self.stats.accept_how.append(self.accepted[before].how)
+                self.stats.accept_moves.append((state, intended))
         self._settle_back()
         self._judge(intended, before)
 
@@ -425,6 +429,7 @@ class SimTable:
                 if taken is not None and taken.how.board_decided:
                     self.stats.accept_latency.append(max(taken.t - rest, 0.0))
                     self.stats.accept_how.append(taken.how)
+                    self.stats.accept_moves.append((made_from, intended))
             else:
                 self.stats.missed += 1
                 self._failed("missed", rest, made_from, intended)
