@@ -51,3 +51,25 @@ def test_yes_to_the_takeback_takes_back_and_the_next_move_follows_from_there() -
     out = swap_up(rig, "Kapu", "s2", "Hookipa", "s1", linger=1.5)
     assert Rig.accepted(out) == ["up1 Kapu"]
     assert Rig.prompts(out) == [] and Rig.guidance(out) == []
+
+
+def test_no_to_a_takeback_nothing_else_explains_is_a_mismatch_not_a_loop() -> None:
+    """Up 3 Nui, then the line put back by hand: asked once; BACK (no) leaves a picture
+    nothing else explains, shown as a mismatch to put right, and the question does not come
+    back while it lies there. Once the board shows the position, putting it back asks again."""
+    rig = Rig("topple", start())
+    up3 = (("lift", "Nui", "s4"), ("lift", "Eepo", "s3"), ("put", "Eepo", "s4"),
+           ("lift", "Kapu", "s2"), ("put", "Kapu", "s3"), ("lift", "Hookipa", "s1"),
+           ("put", "Hookipa", "s2"), ("put", "Nui", "s1"))
+    assert Rig.accepted(rig.act(*up3, gap=0.15, linger=1.0)) == ["up3 Nui"]
+    before = rig.game.expected_view(rig.follower.history[0][0])
+    now_view = rig.game.expected_view(rig.follower.state)
+    out = rig.show(before, linger=1.0)
+    assert [p.kind for p in Rig.prompts(out)] == [PromptKind.TAKEBACK]
+    out = rig.press("back")
+    out += rig.wait_until(rig.now + 3.0)
+    assert Rig.prompts(out) == [] and Rig.guidance(out)
+    assert [t for _, t in rig.follower.history] == ["up3 Nui"]
+    rig.show(now_view, linger=1.0)
+    out = rig.show(before, linger=1.0)
+    assert [p.kind for p in Rig.prompts(out)] == [PromptKind.TAKEBACK]
