@@ -7,20 +7,35 @@ attempt not reported), each pinned in a few seconds instead of replaying the who
   reader read it alone, so the tracker put it there; the stack's reader went on reporting it
   for three more scans, and the follower, reading the tag back on the stack (a tag read on
   two closed cells), saw a legal move there and took it (then the next move was missed).
+* 1000086: a move taken onto a stack, the station restarted 2.2 s later, and the next
+  player's wrong move off that stack 1.8 s after the restart: the restored move's revise
+  window opened only at that wrong move's picture, so the wrong move revised it into another
+  sowing instead of being shown as a mismatch (the illegal attempt not reported).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rig import Rig
 
+from pi_app.board.equipment import registry_for
 from pi_app.board.follower import Follower
 from pi_app.readings import PresenceChanged, ScanCycle, Snapshot, TagsSeen
 from pi_app.records import replay
 from pi_app.referee.config import Config
+from pi_app.referee.config import Station as StationConfig
+from pi_app.referee.station import Station
+from pi_app.referee.store import EventStore
 
 VILLAGES = {"a1": 1, "b1": 0, "c1": 1, "a2": -1, "b2": 2, "c2": 1, "a3": 0, "b3": 1, "c3": 0}
+#: Player 0 to move with a totem of two of its tokens on b2 and one token on c3: b2-b3-c3
+#: lands its last token on the stack c3 (taken after ``settle_min``, "rested").
+TWO_ON_B2 = ["place b2", "place a1", "place c3", "place a2", "place c2", "place c1", "c2-b2",
+             "a1-b1"]
 
 
 def manami(moves: list[str]) -> Any:
@@ -74,3 +89,142 @@ def test_a_token_carried_over_a_stack_onto_an_empty_village_is_no_move_onto_the_
     assert shown and shown[0].t <= 3.9 + rig.follower.settle_unexplained + 0.05
     assert [(f.kind, f.piece, f.cell, f.to) for f in shown[0].fixes] == [
         ("move", "p0", "c3", "a3")]
+
+
+# -- a restart between a move onto a stack and the next player's wrong move ----------------------
+class Table:
+    """A Manami station on a store in ``tmp``, fed the readings of a board the test lays out
+    by hand (cell -> UIDs), on a clock the test sets: restarted as the daemon is after a
+    crash (a new station on the same database, the board read afresh by a snapshot)."""
+
+    def __init__(self, tmp: Path, moves: list[str]) -> None:
+        self.tmp = tmp
+        self.now = 0.0
+        self.config = Config(station=replace(StationConfig(), game="manami", seed=1,
+                                             data_dir=str(tmp)))
+        self.registry = registry_for("manami")
+        station = self.open()
+        game = station.session.game
+        for text in moves:  # the game so far, stored as a station would have
+            state = station.session.state
+            station.session.moved(text, game.to_move(state),
+                                  game.apply(state, game.parse_move(state, text)))
+        station.store.close()
+        self.station = self.open()
+        view = game.expected_view(self.station.session.state)
+        free = {name: iter(self.registry.uids_of(name)) for name in ("p0", "p1")}
+        self.cells: dict[str, list[str]] = {
+            cell.name: [next(free[p]) for p in view.get(cell.name, ())]
+            for cell in self.station.geometry.cells}
+
+    def open(self) -> Station:
+        clock: Callable[[], float] = lambda: self.now  # noqa: E731 (read at each call)
+        return Station(self.config, EventStore(self.tmp / "tikiboard.db"), self.registry,
+                       clock=clock)
+
+    def restart(self) -> None:
+        self.station.store.close()
+        self.station = self.open()
+
+    def snapshot(self) -> None:
+        geometry = self.station.geometry
+        tags = [frozenset[str]()] * geometry.reader_count
+        presence = [False] * geometry.presence_count
+        for cell in geometry.cells:
+            if cell.reader is not None:
+                tags[cell.reader] = frozenset(self.cells[cell.name])
+            if cell.presence is not None:
+                presence[cell.presence] = bool(self.cells[cell.name])
+        self.station.step(Snapshot(self.now, tuple(tags), tuple(presence)), self.now)
+
+    def read(self, name: str, uids: list[str] | None = None) -> None:
+        """The cell's reader reports ``uids`` (by default what lies there); its contact
+        follows what lies there."""
+        cell = self.station.geometry.cell(name)
+        assert cell.reader is not None and cell.presence is not None
+        self.station.step(PresenceChanged(self.now, cell.presence, bool(self.cells[name])),
+                          self.now)
+        seen = self.cells[name] if uids is None else uids
+        self.station.step(TagsSeen(self.now, cell.reader, frozenset(seen)), self.now)
+
+    def move(self, uid: str, to: str | None, *reads: str) -> None:
+        for stack in self.cells.values():
+            if uid in stack:
+                stack.remove(uid)
+        if to is not None:
+            self.cells[to].append(uid)
+        for name in reads:
+            self.read(name)
+
+    def until(self, t: float) -> None:
+        while self.now < t:
+            self.now = round(self.now + 0.05, 3)
+            self.station.step(None, self.now)
+
+    def texts(self) -> list[str]:
+        return [text for _, text in self.station.session.history]
+
+
+def sow_b2_b3_c3(table: Table) -> tuple[str, str]:
+    """Player 0 sows b2 over b3 onto the stack c3; the UIDs of the tokens on b3 and c3."""
+    first, second = table.cells["b2"]
+    table.until(2.5)
+    table.move(first, None)
+    table.move(second, None, "b2")
+    table.until(2.9)
+    table.move(first, "b3", "b3")
+    table.until(3.3)
+    table.move(second, "c3", "c3")
+    table.until(3.8)
+    assert table.texts()[-1] == "b2-b3-c3"
+    last = table.station.store.events(table.station.session.game_id, ("move",))[-1]
+    assert last.data["how"] == "rested"  # a token on a stack: still revisable by the board
+    return first, second
+
+
+def test_a_wrong_move_off_the_stack_after_a_restart_does_not_revise_the_move(
+        tmp_path: Path) -> None:
+    """The move rests 2.2 s (its window closes), the station restarts and reads the board as
+    the move left it; 1.5 s after the restart the next player lifts the token just sown on
+    c3 and sets it on a3 (b2-b3-a3 from the position before, for the sensors): a wrong
+    move, shown as a mismatch; the record keeps b2-b3-c3."""
+    table = Table(tmp_path, TWO_ON_B2)
+    table.now = 1.0
+    table.snapshot()
+    table.until(2.0)
+    _, second = sow_b2_b3_c3(table)
+    table.until(5.8)
+    table.restart()
+    table.now = 6.6
+    table.snapshot()  # the link is back: the board as the move left it
+    table.until(7.1)
+    table.move(second, "a3", "a3")  # read on a3 at once; c3's reader reports it a while yet
+    table.until(7.6)
+    table.read("c3")  # three misses later
+    table.until(9.0)
+    assert table.texts()[-1] == "b2-b3-c3"
+    assert table.station.accepted_log == []
+    assert table.station.status.guidance is not None
+
+
+def test_a_hand_that_goes_on_right_after_a_restart_still_revises_the_move(
+        tmp_path: Path) -> None:
+    """The same sowing with the station restarted 0.2 s after it took the move: the hand
+    carries the token on from c3 to a3 0.3 s after the board is read again, within the
+    window counted from the restart. It was b2-b3-a3. (Passes on the old code too: the
+    window from the restart must not close on a hand that really goes on.)"""
+    table = Table(tmp_path, TWO_ON_B2)
+    table.now = 1.0
+    table.snapshot()
+    table.until(2.0)
+    _, second = sow_b2_b3_c3(table)
+    table.restart()
+    table.now = 4.2
+    table.snapshot()
+    table.until(4.5)
+    table.move(second, "a3", "a3")
+    table.until(4.9)
+    table.read("c3")
+    table.until(6.5)
+    assert table.texts()[-1] == "b2-b3-a3"
+    assert table.station.status.guidance is None

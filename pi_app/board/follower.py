@@ -276,8 +276,10 @@ class Follower(Generic[S, M]):
         self._shown: tuple[GuidanceKind, ViewKey] | None = None  # the guidance shown, and for
         self._follow_up: ViewKey | None = None          # placement of a move still being tidied
         # A last move that may still be revised: the position before it, the move, and when.
-        # (None for "when": restored after a restart; the window opens at the first picture.)
+        # (None for "when": restored after a restart; the window opens at the first picture,
+        # or counts from the restart if that picture is the board as the move left it.)
         self._previous: tuple[Position, Option, float | None] | None = None
+        self._resumed_at: float | None = None  # when a restart restored that move
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
         # A picture of an earlier position the players said is no takeback (BACK to the
@@ -497,9 +499,27 @@ class Follower(Generic[S, M]):
         observation = self.tracker.observation(now)
         key = observation.key(self.cells)
         quiet = now - self.tracker.last_change + _EPSILON  # deadlines land exactly
+        self._resumed_as_left(key, now)
         out = self._step(observation, key, quiet, now)
         self._pad(observation, now, out)
         return out
+
+    def _resumed_as_left(self, key: ViewKey, now: float) -> None:
+        """After a restart that restored the last move (:meth:`resume_last_move` with its
+        time), the first picture judged opens that move's revise window: then, when the
+        hand may have gone on while the station was down, unless the picture is the board
+        as the move left it (the position, or its placement before the follow-up). Then the
+        window counts from the restart: the move was taken before the station went down, so
+        at least that long ago, and a hand that goes on from that picture later is as late as
+        one that goes on that long after the move without a restart. (The long soak's Manami
+        game 1000086: a move taken onto a stack, the station restarted 2.2 s after it, and
+        the next player's wrong move off that stack 1.8 s after the restart revised it into
+        another sowing: its window had opened only at that wrong move's picture.)"""
+        if self._previous is None or self._previous[2] is not None or \
+                self._resumed_at is None:
+            return
+        as_left = key in (self.position.here, self._follow_up)
+        self._previous = (*self._previous[:2], self._resumed_at if as_left else now)
 
     def _step(self, observation: Observation, key: ViewKey, quiet: float,
               now: float) -> list[Outcome[S]]:
@@ -1080,12 +1100,16 @@ class Follower(Generic[S, M]):
         key = view_key(self.game.expected_view(earlier), self.cells)
         return key != self.position.here and key not in self.position.by_placement
 
-    def resume_last_move(self, how: Acceptance | None, lifts_only: bool) -> None:
+    def resume_last_move(self, how: Acceptance | None, lifts_only: bool,
+                         now: float | None = None) -> None:
         """After a restart: the board alone took the last move (the store says ``how``, and
         whether the picture only had pieces gone), so it stays open as it was before the
         restart: undone when a piece it took off comes back, revised when the board shows
         that it was the middle of another move. The revise window opens at the first picture
-        judged after the restart (the hand may have gone on while the station was down)."""
+        judged after the restart (the hand may have gone on while the station was down),
+        unless that picture is the board as the move left it: then it counts from ``now``,
+        the restart (:meth:`_resumed_as_left`; None: from the first picture judged that
+        nothing explains)."""
         if not self.history or how is None or not how.board_decided:
             return
         before, text = self.history[-1]
@@ -1096,6 +1120,7 @@ class Follower(Generic[S, M]):
         if option is not None:
             self._previous = (previous, _open(replace(option, lifts_only=lifts_only), how),
                               None)
+            self._resumed_at = now
             self._removals = [(previous, self._previous[1])] if lifts_only else []
 
     def resume_takeback(self, left: Mapping[str, Sequence[str]]) -> None:

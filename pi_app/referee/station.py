@@ -232,7 +232,7 @@ class Station:
             follower.follow_up_done()
         if last is not None and last.kind == "move":
             follower.resume_last_move(Acceptance.stored(last.data.get("how")),
-                                      bool(last.data.get("lifts_only")))
+                                      bool(last.data.get("lifts_only")), self.clock())
         left = last.data.get("left") if last is not None and last.kind == "takeback" else None
         if not tidied and isinstance(left, dict) and all(
                 isinstance(p, list) and all(isinstance(x, str) for x in p) for p in left.values()):
