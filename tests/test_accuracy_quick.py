@@ -25,7 +25,11 @@ def test_noisy_play_is_followed_exactly(game: str) -> None:
     assert figures["missed"] == 0, figures
     assert figures["illegal_reported"] == figures["illegal_made"] > 0, figures
     assert figures["mismatches_resolved"] == figures["mismatches_raised"], figures
-    assert figures["decision_ms"]["p99"] < 5.0  # generous here; the benchmark reports the real
+    # A guard against a decision that got ten times dearer, not a speed figure (the benchmark
+    # reports those, on an idle machine): the median, because the tail of wall-clock times is
+    # the scheduler's when another test worker or process shares the cores (p99 read 16-25 ms
+    # under a load of 6, against ~2 ms idle).
+    assert figures["decision_ms"]["p50"] < 1.0, figures["decision_ms"]
 
 
 @pytest.mark.slow

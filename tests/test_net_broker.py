@@ -217,6 +217,31 @@ def test_a_vanished_station_shows_offline_and_a_stopped_one_too(broker: Broker,
         wait_for(lambda: dash.desk.boards["t38"].online is False, 5, "t38 offline")
 
 
+def test_a_move_stored_while_the_publisher_looks_away_is_not_called_idle(
+        broker: Broker, tmp_path: Path) -> None:
+    """``wait_idle`` right after a move is stored must wait for that move: the publishing
+    thread's last verdict ("nothing left") was given before the move. Holding the
+    publisher's lock keeps its thread from looking again, as a busy machine would (a CI run
+    with two test workers showed the stale verdict: the move was still unpublished)."""
+    station = SimStation(tmp_path / "s", "t37", seed=37)
+    publisher = start_publisher(station.feed, station.store, PublisherConfig(
+        EVENT, "t37", broker.options("t37")))
+    try:
+        assert publisher.wait_idle(10), publisher.stats()
+        with publisher._cond:  # the thread cannot take another look until this is released
+            for _ in range(20):  # a step may only deal or set up; a move comes within a few
+                station.step()
+                if station.store.unpublished():
+                    break
+            assert station.store.unpublished() != []
+            assert not publisher.wait_idle(0)
+        assert publisher.wait_idle(10), publisher.stats()
+        assert station.store.unpublished() == []
+    finally:
+        publisher.stop()
+        station.close()
+
+
 def test_broker_files_say_what_the_docs_say(tmp_path: Path) -> None:
     files = write_broker_config(tmp_path, event="cup", boards={"t1": "a", "t2": "b"},
                                 referee_user="ref", referee_password="r")

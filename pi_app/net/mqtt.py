@@ -222,6 +222,9 @@ class Publisher:
             collections.deque())
         self._snapshot: JSON | None = None
         self._version = 0
+        # Bumped by every feed event and wake: the thread calls itself idle only if nothing
+        # poked it since it last looked, so ``wait_idle`` never returns on a stale verdict.
+        self._pokes = 0
         self._stopping = False
         self._gen = 0
         self._thread: threading.Thread | None = None
@@ -245,12 +248,18 @@ class Publisher:
             if kind == "status":
                 self._snapshot = payload
                 self._version += 1
-            self._cond.notify_all()
+            self._poke()
 
     def wake(self) -> None:
         """Look at the store now (an event was stored by something that is not the feed)."""
         with self._cond:
-            self._cond.notify_all()
+            self._poke()
+
+    def _poke(self) -> None:
+        """(Under the lock.) Something may have changed: not idle until the thread has looked."""
+        self._pokes += 1
+        self._stats.idle = False
+        self._cond.notify_all()
 
     def start(self) -> Publisher:
         if self._thread is None:
@@ -443,7 +452,7 @@ class Publisher:
                     return
                 inbox = list(self._inbox)
                 self._inbox.clear()
-                version, snapshot = self._version, self._snapshot
+                version, snapshot, pokes = self._version, self._snapshot, self._pokes
             for kind, gen, mid, rc in inbox:
                 if gen == link.gen:
                     self._on_message(link, kind, mid, rc)
@@ -453,9 +462,10 @@ class Publisher:
             self._pump(store, link)
             if version != link.sent_version and link.state_mid is None and snapshot is not None:
                 self._send_snapshot(store, link, snapshot, version)
-            self._update_stats(link, version)
+            self._update_stats(link, version, pokes)
             with self._cond:
-                if not self._inbox and not self._stopping and self._version == version:
+                if (not self._inbox and not self._stopping and self._version == version
+                        and self._pokes == pokes):
                     wait = self.config.poll
                     if link.to_mark:
                         wait = min(wait, max(0.0, link.last_mark + self.config.mark_every
@@ -569,10 +579,11 @@ class Publisher:
                 self._publish(link, "record", payload)
                 link.record_sent = text
 
-    def _update_stats(self, link: _Link, version: int) -> None:
+    def _update_stats(self, link: _Link, version: int, pokes: int) -> None:
         with self._cond:
             self._stats.pending = len(link.pending)
-            self._stats.idle = (not link.pending and not link.to_mark and link.backlog == 0
+            self._stats.idle = (self._pokes == pokes
+                                and not link.pending and not link.to_mark and link.backlog == 0
                                 and link.state_mid is None
                                 and (self._snapshot is None or link.sent_version == version))
             self._cond.notify_all()
