@@ -668,3 +668,18 @@ def test_main_imports_under_micropython() -> None:
                          capture_output=True, text=True, timeout=30, env=_mp_env(),
                          cwd=FIRMWARE_DIR, check=False)
     assert run.stdout.strip() == "UsbTransport", run.stderr
+
+
+def test_the_tracker_waits_as_many_misses_as_the_firmware_reports_after() -> None:
+    """The station never sends CMD_CONFIG, so the firmware's default ``absent_misses`` is the
+    one in force, and the tracker's windows (:data:`ABSENT_MISSES`: how long a lifted tag's
+    old reader may still report it) are sized on that number. A firmware default changed on
+    its own would quietly make those windows wrong; this pins the two (and the simulated
+    firmware's) together."""
+    import inspect
+
+    from pi_app.board.tracker import ABSENT_MISSES
+
+    assert scanner_mod.Config().absent_misses == ABSENT_MISSES
+    default = inspect.signature(SimFirmware.__init__).parameters["absent_misses"].default
+    assert default == ABSENT_MISSES
