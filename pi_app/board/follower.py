@@ -312,6 +312,12 @@ class Follower(Generic[S, M]):
         # When a move read from tags seen on two closed cells is due (_read_elsewhere), and
         # the board's last change when the position last changed (older reads do not count).
         self._elsewhere_due: float | None = None
+        # When a move onto a stack doubted by a read elsewhere is due (_carried_past), and
+        # one waiting while a cell shows pieces its open contact denies (_rested): set by
+        # the last look at the board only, so no other wait adds a deadline (the players'
+        # clock in the simulated table runs from the station's deadlines).
+        self._carried_due: float | None = None
+        self._open_due: float | None = None
         self._moved_at = self.tracker.last_change
         self._follow_up = self._pending_follow_up()
 
@@ -412,7 +418,7 @@ class Follower(Generic[S, M]):
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
                  last + self.settle_long, last + self.settle_unexplained,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace,
-                 self._elsewhere_due]
+                 self._elsewhere_due, self._carried_due, self._open_due]
         return min((t for t in times if t is not None and t > now), default=None)
 
     def _keep_pace(self) -> None:
@@ -524,6 +530,7 @@ class Follower(Generic[S, M]):
     def _step(self, observation: Observation, key: ViewKey, quiet: float,
               now: float) -> list[Outcome[S]]:
         out: list[Outcome[S]] = []
+        self._carried_due = self._open_due = None  # (set again if this look still waits)
         if self._asking is not None:
             if key == self._asking.key:
                 return out
@@ -608,25 +615,22 @@ class Follower(Generic[S, M]):
             option = decision.options[0]
             if not self._may_hover(option, self.position.here):
                 return out + self._accept(option, now, quiet, Acceptance.AT_ONCE)
-            if quiet >= self._settle_min:
+            if quiet >= self._settle_min and not self._carried_past(option, now):
                 return out + self._accept(option, now, quiet, Acceptance.RESTED)
+            if quiet >= self.settle:
+                # A piece set on a stack, resting: held like a move that waits to rest, so
+                # the next player's move from it takes it (TacTiki, varied-pace table
+                # 1000003: 'd2-c2 e3-d3' rested 0.41 s, under settle_min, when the next
+                # player's reincarnation landed; both were missed).
+                self._hold(option, observation)
             return out
         if verdict is Verdict.SETTLING:
             option = decision.options[0]
-            if quiet >= self._rest_needed(option):
+            if self._rested(option, observation, quiet) and \
+                    not self._carried_past(option, now):
                 return out + self._accept(option, now, quiet, Acceptance.SETTLED)
             if quiet >= self.settle:
-                if not self._held or (self._held[0][0] is not option and \
-                        not self._still_held(observation)):
-                    if self._held and not self._held[0][0].lifts_only and \
-                            self._held_pause >= self.settle_next:
-                        # It may have been a move, and the next player's hand makes this
-                        # picture on its way: it stays a candidate for the question.
-                        self._candidate = (self.state, self._held[0][0], self._held_after(0))
-                    self._held = [(option, None)]
-                    self._held_pause = 0.0
-                    self._held_rest, self._held_showing = self.tracker.last_change, True
-                del self._held[1:]  # back to its picture: what was held after it was not
+                self._hold(option, observation)
             return out
         if verdict is Verdict.AMBIGUOUS:
             if quiet >= self.settle:
@@ -697,6 +701,21 @@ class Follower(Generic[S, M]):
                     before or self.geometry.cell(name).presence is None):
                 return True
         return False
+
+    def _hold(self, option: Option, observation: Observation) -> None:
+        """``option``'s picture held for ``settle`` but must rest longer: hold it (``_held``),
+        so that a move of the next player from it takes it (:meth:`_after_held`)."""
+        if not self._held or (self._held[0][0] is not option and \
+                not self._still_held(observation)):
+            if self._held and not self._held[0][0].lifts_only and \
+                    self._held_pause >= self.settle_next:
+                # It may have been a move, and the next player's hand makes this
+                # picture on its way: it stays a candidate for the question.
+                self._candidate = (self.state, self._held[0][0], self._held_after(0))
+            self._held = [(option, None)]
+            self._held_pause = 0.0
+            self._held_rest, self._held_showing = self.tracker.last_change, True
+        del self._held[1:]  # back to its picture: what was held after it was not
 
     def _after_held(self, observation: Observation, verdict: Verdict, quiet: float,
                     now: float) -> list[Outcome[S]] | None:
@@ -931,6 +950,64 @@ class Follower(Generic[S, M]):
             return self.settle_removal
         return max(self._settle_min, self.settle_long if option.extendable else self.settle)
 
+    def _open_wait(self) -> float:
+        """The longest a picture waits while a cell shows pieces its contact says are not
+        there (:meth:`_rested`): a cycle more than a reader takes to report a tag gone."""
+        return (ABSENT_MISSES + 1) * self.tracker.scan_period
+
+    def _rested(self, option: Option, observation: Observation, quiet: float) -> bool:
+        """Has the board rested long enough to take ``option``'s (incomplete) picture? As
+        long as :meth:`_rest_needed` says, and, while a cell shows pieces though its contact
+        is open (believed so, not closing), until its reader lets them go (at most
+        :meth:`_open_wait`): a piece lifted off it that its reader still reports, or one read
+        while carried above it. Either way the picture is stale: a hand has it. (The
+        neighbour-read TacTiki game at seed 5: T2 lifted off c4 for the second step of
+        'c4-c5 e4-e5', its reader still reporting it, while a neighbour's read put T1 on d5:
+        'e4-d4 d4-d5' taken 0.45 s after c4's contact opened; the long soak's game 1000018:
+        C1 carried over the empty b1, read there, taken as 'a2-b2 b2-b1' 0.45 s later,
+        before b2's reader read it on the stack it was set on; game 1000037: 'a5-a4 a4-a3'
+        taken while C4, lifted off c5 for the turn's second step, was still reported there.)
+        A contact that stays open under a piece lying there only delays the move."""
+        if quiet < self._rest_needed(option):
+            return False
+        if quiet >= self._open_wait():
+            return True
+        tracker = self.tracker
+        if any(observation.pieces.get(name) and self.geometry.cell(name).presence is not None
+               and not tracker.presence(name) and not tracker.closing(name)
+               for name in observation.inconsistent):
+            self._open_due = tracker.last_change + self._open_wait()
+            return False
+        return True
+
+    def _carried_past(self, option: Option, now: float) -> bool:
+        """Does a piece ``option`` sets on a stack (where a piece carried over it reads the
+        same) also lie, by its reads, on another closed cell whose reader began to report
+        it after the stack's did (:meth:`Tracker.contested`)? Then the hand may have carried
+        it over the stack and set it down there, and the stack's reader reports it until
+        ``ABSENT_MISSES`` scans have missed it (the tracker keeps it on the stack meanwhile):
+        the move waits until that reader lets it go (the picture changes) or the other read is
+        as old as the tracker lists such reads (a neighbour's read of the piece lying on the
+        stack). (Varied-pace TacTiki table 1000008: T3 carried off c3 over b4's
+        stack, read there, set on c4's stack and read there 0.37 s later; 'c3-b3 b3-b4' was
+        taken 0.45 s after c3 let it go, then c4 showed it, half of 'b1-c1 c3-c4', and the
+        turn finished past the revise window: one phantom, one missed.)"""
+        here, placement = dict(self.position.here), dict(option.placement)
+        window = (ABSENT_MISSES + 1) * self.tracker.scan_period
+        last: float | None = None
+        for uid, (home, _, at) in self.tracker.contested(now, recent=True).items():
+            piece = self.registry.lookup(uid)
+            since = self.tracker.read_since(home, uid)
+            if piece is None or since is None or at <= since or not (
+                    here.get(home) or self.geometry.cell(home).presence is None):
+                continue
+            if placement.get(home, ()).count(piece) > here.get(home, ()).count(piece):
+                last = at if last is None else max(last, at)
+        if last is None:
+            return False
+        self._carried_due = last + window + _EPSILON
+        return True
+
     def _revise(self, observation: Observation, quiet: float, now: float) -> list[Outcome[S]]:
         """Replace the last move when the board, unexplained now, shows another legal result
         of the position before it (the last move was only the middle of that one)."""
@@ -964,7 +1041,7 @@ class Follower(Generic[S, M]):
             # A clear move is revised only when a piece comes back (it had been knocked off
             # for a moment), never because the next player's hands are half way.
             return []
-        if decision.verdict is Verdict.SETTLING and quiet < self._rest_needed(option):
+        if decision.verdict is Verdict.SETTLING and not self._rested(option, observation, quiet):
             return []
         if decision.verdict is Verdict.MOVE and quiet < self._settle_min and \
                 self._may_hover(option, previous.here):

@@ -512,3 +512,11 @@ class Tracker:
     def presence(self, cell: str) -> bool:
         """Believed presence on ``cell`` (False for a cell without a sensor)."""
         return self._present.get(cell, False)
+
+    def closing(self, cell: str) -> bool:
+        """Has ``cell``'s contact closed, not believed yet (its debounce still running)?"""
+        return cell in self._full_since
+
+    def read_since(self, cell: str, uid: str) -> float | None:
+        """When ``cell``'s reader began to report ``uid`` (None: it does not report it)."""
+        return self._read_at.get((cell, uid))
