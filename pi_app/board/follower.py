@@ -280,6 +280,7 @@ class Follower(Generic[S, M]):
         # or counts from the restart if that picture is the board as the move left it.)
         self._previous: tuple[Position, Option, float | None] | None = None
         self._resumed_at: float | None = None  # when a restart restored that move
+        self._taken_at = -1e18  # when the board took that move (restored: before the restart)
         self._guide_now = False  # after an undo by button, show the way back at once
         self._undone: ViewKey | None = None  # the picture of a move undone by button
         # A picture of an earlier position the players said is no takeback (BACK to the
@@ -1036,6 +1037,8 @@ class Follower(Generic[S, M]):
         option = decision.options[0]
         if option.state == accepted.state:
             return []
+        if not accepted.lifts_only and self._lifted_again(previous, accepted, option):
+            return []
         if not (accepted.extendable or accepted.lifts_only) and not _only_additions(
                 accepted.placement, observation.key(self.cells)):
             # A clear move is revised only when a piece comes back (it had been knocked off
@@ -1057,6 +1060,29 @@ class Follower(Generic[S, M]):
         self._removals = [(previous, self._previous[1])] if self._previous[1].lifts_only else []
         self._follow_up = option.placement if option.has_follow_up else None
         return [MoveRevised(now, accepted.text, option.text, option.state)]
+
+    def _lifted_again(self, previous: Position, accepted: Option, option: Option) -> bool:
+        """Would ``option`` move a piece off a cell ``accepted`` set it on, a piece that has
+        since been read on no cell at all before its new one read it? Then it was lifted off
+        again, not carried over that cell: the next player's hand (or a correction, shown as a
+        mismatch), not the middle of this move. A piece carried over a stack and set down
+        beyond is read there while the stack's reader still reports it (for
+        ``ABSENT_MISSES`` scans); one that rested on the stack and was taken up later shows a
+        gap. (Manami, varied pace, tables 1000072, 1000084, 1000105: the next player sowing off
+        the stack the last move ended on set its top token first on the sowing's far cell,
+        with a pause; that picture read as another path of the last move, which was revised
+        into it: one phantom, one or two missed.) Only a piece let go since the move was
+        taken counts: a piece of the same kind lifted off that cell earlier is another one."""
+        before, moved, instead = dict(previous.here), dict(accepted.placement), \
+            dict(option.placement)
+        for uid, (cell, let_go) in self.tracker.lifted().items():
+            piece = self.registry.lookup(uid)
+            if piece is None or let_go < self._taken_at:  # (lifted before: another piece)
+                continue
+            put = moved.get(cell, ()).count(piece)
+            if put > before.get(cell, ()).count(piece) and instead.get(cell, ()).count(piece) < put:
+                return True
+        return False
 
     def _carried_on(self, accepted: Option, observation: Observation) -> bool:
         """Has a piece of a move taken because it rested on a stack (``extendable``) left
@@ -1114,6 +1140,7 @@ class Follower(Generic[S, M]):
         # chose by button or card, or the only one there was, stands.
         self._previous = (self.position, _open(option, how), now) if how.board_decided \
             else None
+        self._taken_at = now
         if not option.lifts_only:
             self._candidate = None  # a move that puts a piece somewhere: that is over
         if not (how.board_decided and option.lifts_only):
@@ -1197,6 +1224,7 @@ class Follower(Generic[S, M]):
         if option is not None:
             self._previous = (previous, _open(replace(option, lifts_only=lifts_only), how),
                               None)
+            self._taken_at = -1e18
             self._resumed_at = now
             self._removals = [(previous, self._previous[1])] if lifts_only else []
 

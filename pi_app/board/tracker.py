@@ -157,6 +157,8 @@ class Tracker:
         self._closed_at: dict[str, float] = {}           # cell -> contact believed closed at
         self._claimed_at: dict[str, float] = {}          # UID -> when its home took it
         self._guessed: set[str] = set()  # UIDs whose home is the last of two closed readers
+        self._lost: dict[str, tuple[str, float]] = {}  # UID -> cell that let it go, read nowhere
+        self._from_hand: dict[str, tuple[str, float]] = {}  # UID -> as _lost, before its home
         self._present: dict[str, bool] = {}              # cell -> believed presence
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
         self._full_since: dict[str, float] = {}          # cell -> raw "occupied" since
@@ -235,6 +237,7 @@ class Tracker:
                     self._home[uid] = elsewhere
                     self._claimed_at[uid] = t
                     self._guessed.add(uid)
+                    self._from_hand.pop(uid, None)
         sticky = self._sticky.setdefault(name, {})
         for uid in tags:
             if self._home.get(uid, name) != name:
@@ -252,6 +255,9 @@ class Tracker:
                 del self._home[uid]
                 self._claimed_at.pop(uid, None)
                 self._guessed.discard(uid)
+                self._from_hand.pop(uid, None)
+                if self.registry.lookup(uid) is not None:  # (bounded: registered pieces only)
+                    self._lost[uid] = (name, t)
         if all(home != name and self._home.get(uid) != name and home is not None
                for uid, home in before.items()):
             return False  # only reads of tags lying on other cells: the picture is the same
@@ -310,6 +316,11 @@ class Tracker:
             self.seen_twice[home] += 1  # just set down here: the other read is the neighbour's
         if self._home.get(uid) != name:
             self._claimed_at[uid] = t
+            lost = self._lost.pop(uid, None)
+            if home is None and lost is not None:
+                self._from_hand[uid] = lost
+            else:
+                self._from_hand.pop(uid, None)
         self._home[uid] = name
         self._guessed.discard(uid)
         for other, kept in self._sticky.items():  # it has left the cell that missed it
@@ -508,6 +519,15 @@ class Tracker:
         if uid not in self._home or uid in self._guessed:
             return None
         return self._claimed_at.get(uid)
+
+    def lifted(self) -> dict[str, tuple[str, float]]:
+        """UID -> the cell it lay on before the one it lies on now, and when that cell's
+        reader let it go, for the pieces no reader reported between (each was in a hand:
+        lifted, carried, set down). A piece carried over a stack and set down beyond is not
+        listed: its new cell reads it while the stack's reader still reports it (a reader lets
+        a tag go only after :data:`ABSENT_MISSES` clean scans). One that rested on the stack
+        and was lifted off again later is."""
+        return {uid: lost for uid, lost in self._from_hand.items() if uid in self._home}
 
     def presence(self, cell: str) -> bool:
         """Believed presence on ``cell`` (False for a cell without a sensor)."""
