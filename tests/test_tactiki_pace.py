@@ -186,3 +186,30 @@ def test_a_tiki_read_above_an_empty_cell_is_not_taken_as_set_down_there() -> Non
     table.until(10.0)
     assert table.taken() == [table.position_after("a1-a2 c1-b1")]
     assert not [o for o in table.out if isinstance(o, MoveRevised)]
+
+
+def test_a_tiki_carried_over_a_stack_set_down_and_lifted_again_is_not_left_on_the_stack() -> None:
+    """Varied-pace table 1000020: T1, off b1, is carried over b3 (read there, its contact
+    already closed by T3), set on the empty b2 for the turn's first step, and lifted again
+    0.5 s later; b2's reader lets it go, then b3's, 0.1 s apart. The player holds it 2.2 s
+    before the second step. When b2 let it go the tracker guessed it lay on b3, which still
+    reported it; b3 letting it go too says the guess was wrong: the tiki is in a hand, not a
+    tag missed on a stack. Before, b3 kept it for ``miss_grace`` after the let-go, and
+    'b1-b2 b2-b3' was taken 0.45 s after it (a phantom; the real turn missed)."""
+    table = Table(*SET_UP)
+    t1 = table.uid("b1", "T1")
+    table.contact(5.0, "b1", False)
+    table.read(5.36, "b1")
+    table.read(5.52, "b3", *table.seen["b3"], t1)  # carried over b3
+    table.contact(5.62, "b2", True)  # set on b2: the turn's first step
+    table.read(5.64, "b2", t1)
+    table.contact(6.16, "b2", False)  # lifted again
+    table.read(6.52, "b2")
+    table.read(6.62, "b3", *table.seen["b3"])  # b3's reader lets it go too
+    table.until(8.8)
+    assert table.accepted() == []
+    table.contact(8.86, "c2", True)
+    table.read(8.87, "c2", t1)
+    table.until(10.5)
+    assert table.taken() == [table.position_after(*SET_UP, "b1-b2 b2-c2")]
+    assert not [o for o in table.out if isinstance(o, MoveRevised)]

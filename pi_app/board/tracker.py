@@ -248,7 +248,12 @@ class Tracker:
                     kept.pop(uid, None)
         if cell.presence is not None and self._present.get(name, False):
             for uid in old - tags:
-                if self._home.get(uid, name) == name:  # not already read somewhere else
+                # Not already read somewhere else, and not only a guess: a tag that came here
+                # when its old cell let it go, by a read of this reader's that may be the
+                # piece carried over (table 1000020: T1 carried over b3's stack, set on b2,
+                # lifted again; b3 let it go 0.1 s after b2 did). This reader letting it go
+                # too says the guess was wrong: the piece is in a hand, not missed on a stack.
+                if self._home.get(uid, name) == name and uid not in self._guessed:
                     sticky[uid] = t + self.miss_grace
         for uid in old - tags:  # read nowhere now: forget where it was (bounded memory)
             if self._home.get(uid) == name:
