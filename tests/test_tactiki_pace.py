@@ -80,6 +80,19 @@ class Table:
         return [self.game.position_key(a.state) for a in self.accepted()]
 
 
+def second_step_a1_a2(table: Table, t5: str, turn: str) -> None:
+    """Nothing taken while the first step waits; then T5 a1-a2 on the empty a2 completes
+    ``turn``, which is taken as it was made, with no revision."""
+    table.until(8.2)
+    assert table.accepted() == []
+    table.read(8.2, "a1", *(set(table.seen["a1"]) - {t5}))
+    table.contact(8.21, "a2", True)
+    table.read(8.214, "a2", t5)
+    table.until(10.0)
+    assert table.taken() == [table.position_after(turn)]
+    assert not [o for o in table.out if isinstance(o, MoveRevised)]
+
+
 def test_a_turn_onto_a_stack_then_the_next_turn_within_settle_min_are_both_taken() -> None:
     """Varied-pace table 1000003: a turn whose last step set a tiki on a stack rests 0.35 s,
     under ``settle_min`` (a piece carried over a stack reads the same for that long), and the
@@ -123,14 +136,7 @@ def test_a_tiki_carried_over_a_stack_and_set_on_the_next_is_not_taken_for_the_fi
     table.read(5.24, "c1", *(set(table.seen["c1"]) - {t3}))
     table.read(5.37, "d1", *table.seen["d1"], t3)  # set on d1's stack
     table.read(6.1, "e1", *table.seen["e1"])  # e1's reader lets it go
-    table.until(8.2)
-    assert table.accepted() == []
-    table.read(8.2, "a1", *(set(table.seen["a1"]) - {t5}))
-    table.contact(8.21, "a2", True)
-    table.read(8.214, "a2", t5)
-    table.until(10.0)
-    assert table.taken() == [table.position_after("a1-a2 c1-d1")]
-    assert not [o for o in table.out if isinstance(o, MoveRevised)]
+    second_step_a1_a2(table, t5, "a1-a2 c1-d1")
 
 
 SET_UP = ("a1-a2 a2-a3", "a5-a4 e5-e4", "b1-b2 b2-b3", "b5-b4 d5-d4", "a1-a2 e1-e2",
@@ -178,14 +184,7 @@ def test_a_tiki_read_above_an_empty_cell_is_not_taken_as_set_down_there() -> Non
     table.read(5.5, "b2", t3)  # held above the empty b2
     table.read(6.1, "b1", *table.seen["b1"], t3)  # set on b1's stack
     table.read(6.9, "b2")
-    table.until(8.2)
-    assert table.accepted() == []
-    table.read(8.2, "a1", *(set(table.seen["a1"]) - {t5}))
-    table.contact(8.21, "a2", True)
-    table.read(8.214, "a2", t5)
-    table.until(10.0)
-    assert table.taken() == [table.position_after("a1-a2 c1-b1")]
-    assert not [o for o in table.out if isinstance(o, MoveRevised)]
+    second_step_a1_a2(table, t5, "a1-a2 c1-b1")
 
 
 def test_a_tiki_carried_over_a_stack_set_down_and_lifted_again_is_not_left_on_the_stack() -> None:
