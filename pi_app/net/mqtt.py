@@ -464,8 +464,8 @@ class Publisher:
                 self._send_snapshot(store, link, snapshot, version)
             self._update_stats(link, version, pokes)
             with self._cond:
-                if (not self._inbox and not self._stopping and self._version == version
-                        and self._pokes == pokes):
+                # (a new snapshot version always comes with a poke)
+                if not self._inbox and not self._stopping and self._pokes == pokes:
                     wait = self.config.poll
                     if link.to_mark:
                         wait = min(wait, max(0.0, link.last_mark + self.config.mark_every
