@@ -4,6 +4,7 @@ strength (greedy beats random, search beats greedy) on small fixed samples."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from pi_app.bots import LEVELS
 from pi_app.bots.base import Budget
 from pi_app.bots.levels import make_bot
+from pi_app.bots.models import MODELS
 from pi_app.bots.play import decide
 from pi_app.bots.selfplay import outcome, play_pair, wilson
 from pi_app.bots.views import (
@@ -197,6 +199,23 @@ def test_search_beats_greedy(game_name: str, games: int, budget: int) -> None:
     of searches takes seconds)."""
     result = play_pair(game_name, 2, "search", "greedy", games, Budget(playouts=budget))
     assert result["wins"] > result["losses"], result
+
+
+def test_tactiki_evaluation_adds_worth_advance_and_statue_runs() -> None:
+    """The search and greedy levels weigh TacTiki positions by this sum, now read from a
+    table per rank list: a TIKI pair of 5s on TAC's start row over a TAC 1 (2 x (5 + 0.15 x 4)
+    - 2.5), a TAC 5 two rows up (-(5 + 0.15 x 2)), and the run of two TIKIs toward a statue
+    (1.5 x 2 squared)."""
+    start = tactiki.setup_state({f: [r, r] for side in (0, 1)
+                                 for f, r in zip(tactiki.START_FIELDS[side], (1, 2, 3, 4, 5),
+                                                 strict=True)})
+    model = MODELS["tactiki"]
+    assert model.values(start) == (0.5, 0.5)
+    columns = [()] * 25
+    columns[22] = (10, 9, 8)  # row 4, bottom first: TAC's 1 under TIKI's two 5s
+    columns[12] = (19,)  # row 2: TAC's 5
+    position = start._replace(columns=tuple(columns))
+    assert model.values(position)[0] == pytest.approx(1 / (1 + math.exp(-0.25 * 9.4)))
 
 
 def test_a_game_nobody_won_is_a_draw_not_a_loss() -> None:
