@@ -211,7 +211,7 @@ def test_tactiki_evaluation_adds_worth_advance_and_statue_runs() -> None:
                                                  strict=True)})
     model = MODELS["tactiki"]
     assert model.values(start) == (0.5, 0.5)
-    columns = [()] * 25
+    columns: list[tuple[int, ...]] = [()] * 25
     columns[22] = (10, 9, 8)  # row 4, bottom first: TAC's 1 under TIKI's two 5s
     columns[12] = (19,)  # row 2: TAC's 5
     position = start._replace(columns=tuple(columns))
