@@ -416,3 +416,24 @@ def test_the_new_signals_differ_in_pattern_from_what_shares_the_board() -> None:
     fix = fb.Scene(shown_kind="station", shown_put=("a1",),
                    fixes=(Fix("place", "p1", "b1"),), guidance_kind=GuidanceKind.MISMATCH)
     assert "a1" not in fb.cell_signals(fix, 5.0)
+
+
+@pytest.mark.parametrize(("game_name", "playouts"), [("tactiki", 15), ("manami", 300)])
+def test_the_station_thinks_at_the_budget_its_strength_was_measured_at(
+        monkeypatch: pytest.MonkeyPatch, game_name: str, playouts: int) -> None:
+    """TacTiki's search at the generic 300 playouts would take some 8 s a move on a Pi, where
+    the 1 s cap would decide how far it looks, a strength nobody measured: each game's budget is
+    the bench's (README, Bots), capped at a second."""
+    from pi_app.games import get_game
+    from pi_app.referee import opponent
+
+    asked: list[Any] = []
+    monkeypatch.setattr(opponent, "think", lambda *args: asked.append(args[-1]))
+    game = get_game(game_name)
+    station = opponent.Opponent({0: "search"}, seed=1)
+    try:
+        station.want("station", game, game.new_game(random.Random(1)), 0)
+        station.wait()
+    finally:
+        station.close()
+    assert [(b.playouts, b.seconds) for b in asked] == [(playouts, 1.0)]

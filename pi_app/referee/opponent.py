@@ -38,9 +38,12 @@ from pi_app.bots.play import decide
 from pi_app.bots.views import seat_view
 from pi_app.games.base import Card, Game
 
-#: What a station's move (and a hint) may spend: the bench's playouts, capped at a second so a
-#: slow Pi never keeps the person waiting longer.
+#: What a station's move (and a hint) may spend: the playouts the bench measured the search's
+#: strength at, capped at a second so a slow Pi never keeps the person waiting longer. TacTiki
+#: has its own: an iteration there plays two greedy turns, and 15 is what a Pi 4 affords within
+#: the second at p95 (README, Bots), so the cap is a safety net there too, not the budget.
 BUDGET = Budget(playouts=300, seconds=1.0)
+BUDGETS: dict[str, Budget] = {"tactiki": Budget(playouts=15, seconds=1.0)}
 #: The level hints are given at.
 HINT_LEVEL = "search"
 #: How often the station looks for a finished answer while a bot thinks (seconds).
@@ -119,10 +122,11 @@ class Opponent:
     """The station's seats and the one worker that thinks for them and for hints."""
 
     def __init__(self, levels: Mapping[int, str], *, seed: int = -1, hints: bool = True,
-                 budget: Budget = BUDGET) -> None:
+                 budget: Budget | None = None) -> None:
         self.levels = dict(levels)
         self.seed = seed if seed >= 0 else secrets.randbits(63)
         self.hints = hints
+        #: None: each game's own (:data:`BUDGETS`, else :data:`BUDGET`).
         self.budget = budget
         self.shown: Shown | None = None
         self._job: tuple[str, Any, Future[Shown]] | None = None
@@ -159,8 +163,9 @@ class Opponent:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="tikiboard-bot")
         level = self.levels.get(seat, HINT_LEVEL) if kind == "station" else HINT_LEVEL
         rng = random.Random(_seed(self.seed, game.name, ply, kind, seat))
+        budget = self.budget or BUDGETS.get(game.name, BUDGET)
         self._job = (kind, state, self._pool.submit(
-            think, kind, game, state, seat, level, rng, self.budget))
+            think, kind, game, state, seat, level, rng, budget))
         return None
 
     def pending(self, kind: str, state: Any) -> bool:
