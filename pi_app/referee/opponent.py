@@ -132,6 +132,10 @@ class Opponent:
         self._job: tuple[str, Any, Future[Shown]] | None = None
         self._pool: ThreadPoolExecutor | None = None
 
+    def budget_for(self, game_name: str) -> Budget:
+        """What one decision in ``game_name`` may spend."""
+        return self.budget or BUDGETS.get(game_name, BUDGET)
+
     def plays(self, seat: int | None) -> bool:
         """True when ``seat`` is the station's."""
         return seat is not None and seat in self.levels
@@ -163,9 +167,8 @@ class Opponent:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="tikiboard-bot")
         level = self.levels.get(seat, HINT_LEVEL) if kind == "station" else HINT_LEVEL
         rng = random.Random(_seed(self.seed, game.name, ply, kind, seat))
-        budget = self.budget or BUDGETS.get(game.name, BUDGET)
         self._job = (kind, state, self._pool.submit(
-            think, kind, game, state, seat, level, rng, budget))
+            think, kind, game, state, seat, level, rng, self.budget_for(game.name)))
         return None
 
     def pending(self, kind: str, state: Any) -> bool:

@@ -937,7 +937,7 @@ class Station:
         assert seat is not None
         shown = await asyncio.to_thread(
             think, "hint", game, state, seat, HINT_LEVEL,
-            random.Random(self.rng.random()), self.opponent.budget)
+            random.Random(self.rng.random()), self.opponent.budget_for(game.name))
         if self.session.state == state and self.referee_lock is None:
             self.opponent.shown = shown
             self.render(self.clock())
