@@ -12,7 +12,14 @@ from typing import Any
 
 from test_neighbour_tags import Board, feed, run
 
-from pi_app.board.follower import Follower, Guidance, MoveAccepted, MoveRevised, Outcome
+from pi_app.board.follower import (
+    Acceptance,
+    Follower,
+    Guidance,
+    MoveAccepted,
+    MoveRevised,
+    Outcome,
+)
 from pi_app.games import get_game
 from pi_app.readings import PresenceChanged, ScanCycle, TagsSeen
 
@@ -212,3 +219,35 @@ def test_a_tiki_carried_over_a_stack_set_down_and_lifted_again_is_not_left_on_th
     table.until(10.5)
     assert table.taken() == [table.position_after(*SET_UP, "b1-b2 b2-c2")]
     assert not [o for o in table.out if isinstance(o, MoveRevised)]
+
+
+def test_a_far_stacks_reader_missing_a_tag_and_reading_it_again_does_not_delay_a_turn() -> None:
+    """Varied-pace table 1000025: a turn whose last step set a tiki on a stack waits
+    ``settle_min`` from its picture (a piece carried over a stack reads the same for that
+    long). Meanwhile a far stack's reader misses one of its tags and reads it again: the
+    tracker kept the tag there all the while, so the board did not change. Before, the miss
+    and the re-read each restarted the board's quiet time; the turn waited on past the next
+    player's first step, and was taken only with it (on the table, where the other player
+    had to pass, both turns were missed)."""
+    table = Table()
+    t5, t3, c4 = table.uid("a1", "T5"), table.uid("c1", "T3"), table.uid("b5", "C4")
+    table.read(5.0, "a1", *(set(table.seen["a1"]) - {t5}))
+    table.contact(5.1, "a2", True)
+    table.read(5.104, "a2", t5)
+    table.read(5.3, "c1", *(set(table.seen["c1"]) - {t3}))
+    table.read(5.3, "b1", *table.seen["b1"], t3)  # the turn's picture: 'a1-a2 c1-b1'
+    table.read(5.35, "b5", *(set(table.seen["b5"]) - {c4}))  # b5's reader misses C4
+    table.read(5.65, "b5", *table.seen["b5"])  # and reads it again
+    c3a, c3e = table.uid("a5", "C3"), table.uid("e5", "C3")
+    table.read(5.8, "a5", *(set(table.seen["a5"]) - {c3a}))  # TAC's turn begins
+    table.contact(5.81, "a4", True)
+    table.read(5.814, "a4", c3a)
+    table.read(5.95, "e5", *(set(table.seen["e5"]) - {c3e}))
+    table.contact(5.96, "e4", True)
+    table.read(5.964, "e4", c3e)
+    table.until(8.0)
+    first = table.accepted()[0]
+    assert (first.how, round(first.t, 3)) == (Acceptance.RESTED, 5.75)
+    assert table.taken() == [table.position_after("a1-a2 c1-b1"),
+                             table.position_after("a1-a2 c1-b1", "a5-a4 e5-e4")]
+    assert not [o for o in table.out if isinstance(o, Guidance | MoveRevised)]

@@ -9,7 +9,9 @@ pictures with engine views:
   being reported on a cell whose presence sensor still says "occupied" stays in the picture for
   ``miss_grace`` seconds (docs/design.md: a tag that was in a cell stays there until the presence
   sensor or a later reading says otherwise). It leaves at once when the cell goes empty or the
-  tag turns up elsewhere.
+  tag turns up elsewhere. The picture keeps it, so neither the miss nor a re-read there within
+  ``miss_grace`` is a change of the board (``last_change``): a re-read gives it back what it
+  had (its read and take times), as if the reader had never let it go.
 * **Presence flicker.** A presence sensor must hold a new state, "empty" or "occupied", for
   ``presence_debounce`` seconds before the tracker believes it (a reed contact chatters when a
   piece slides over it, and an empty cell's contact may close for a moment on its own). The
@@ -159,6 +161,11 @@ class Tracker:
         self._guessed: set[str] = set()  # UIDs whose home is the last of two closed readers
         self._lost: dict[str, tuple[str, float]] = {}  # UID -> cell that let it go, read nowhere
         self._from_hand: dict[str, tuple[str, float]] = {}  # UID -> as _lost, before its home
+        # UID -> the cell keeping it through its reader's misses (``_sticky``), and what it
+        # had there: when that reader began to report it, when the cell took it, from a hand
+        # or not. A re-read there before miss_grace runs out is the same reading going on.
+        self._kept: dict[str, tuple[str, float | None, float | None,
+                                    tuple[str, float] | None]] = {}
         self._present: dict[str, bool] = {}              # cell -> believed presence
         self._empty_since: dict[str, float] = {}         # cell -> raw "empty" since
         self._full_since: dict[str, float] = {}          # cell -> raw "occupied" since
@@ -217,7 +224,11 @@ class Tracker:
             return False
         self._seen[name] = tags
         before = {uid: self._home.get(uid) for uid in tags ^ old}
+        same: set[str] = set()  # tags missed or read again where the picture keeps them
         for uid in tags - old:  # newly read here: it has left wherever it was before
+            if self._resume(uid, name):
+                same.add(uid)
+                continue
             self._read_at[(name, uid)] = t
             if self.registry.lookup(uid) is None:
                 self._stranger(uid, name)
@@ -226,8 +237,9 @@ class Tracker:
                 self.neighbour_reads[name] += 1  # not this cell's own (not yet, at least)
             else:
                 self._claim(uid, name, t)
+        let_go: dict[str, float | None] = {}  # UID -> when this reader began to report it
         for uid in old - tags:
-            self._read_at.pop((name, uid), None)
+            let_go[uid] = self._read_at.pop((name, uid), None)
             if self._home.get(uid) == name:
                 # Gone from its home, still read elsewhere: it lies there. (A snapshot lists a
                 # tag on the cell it was carried over, until three misses clear it, as well as
@@ -255,6 +267,11 @@ class Tracker:
                 # too says the guess was wrong: the piece is in a hand, not missed on a stack.
                 if self._home.get(uid, name) == name and uid not in self._guessed:
                     sticky[uid] = t + self.miss_grace
+                    same.add(uid)  # the picture keeps it: no change (yet)
+                    if self._home.get(uid) == name and self.registry.lookup(uid) is not None:
+                        # (bounded: registered pieces only)
+                        self._kept[uid] = (name, let_go[uid], self._claimed_at.get(uid),
+                                           self._from_hand.get(uid))
         for uid in old - tags:  # read nowhere now: forget where it was (bounded memory)
             if self._home.get(uid) == name:
                 del self._home[uid]
@@ -264,9 +281,33 @@ class Tracker:
                 if self.registry.lookup(uid) is not None:  # (bounded: registered pieces only)
                     self._lost[uid] = (name, t)
         if all(home != name and self._home.get(uid) != name and home is not None
-               for uid, home in before.items()):
+               for uid, home in before.items() if uid not in same):
             return False  # only reads of tags lying on other cells: the picture is the same
         self.last_change = t
+        return True
+
+    def _resume(self, uid: str, name: str) -> bool:
+        """Is ``uid``, newly read on ``name``, a tag that cell keeps through its reader's
+        misses (``_sticky``), read there again? Then it lies where it lay all along: it gets
+        back what it had there (when it was first read and taken there, from a hand or not),
+        and the picture, which showed it all the while, has not changed. (Varied-pace TacTiki
+        table 1000025: a1's reader, under a stack of four, missed C3 and read it again; each
+        read as news restarted the board's quiet time, a turn onto a stack waited past the
+        next player's first lift and both turns were missed.)"""
+        kept = self._kept.get(uid)
+        if kept is None or kept[0] != name or uid not in self._sticky.get(name, ()) \
+                or self._gated(name) or uid in self._home:
+            return False
+        del self._kept[uid]
+        _, read, claimed, from_hand = kept
+        self._home[uid] = name
+        if read is not None:
+            self._read_at[(name, uid)] = read
+        if claimed is not None:
+            self._claimed_at[uid] = claimed
+        if from_hand is not None:
+            self._from_hand[uid] = from_hand
+        self._lost.pop(uid, None)
         return True
 
     def _gated(self, name: str) -> bool:
