@@ -26,12 +26,20 @@ What is real and what is simulated:
   handshake, sequence/gap/snapshot logic, liveness timer and time base produce the events the
   station steps on. No pty and no thread: the link's ``attach``/``receive``/``lost`` (the
   steps of its reader thread) are called directly at virtual times; the firmware's clock is
-  the same virtual clock in milliseconds. The firmware scans one reader per poll at its
-  configured cycle (``scan_period / readers`` per poll) while hands move and until it reports
-  what lies on the board; between moves, when nothing changes on the board, it is polled every
-  heartbeat interval instead (heartbeats, periodic snapshots and their faults still flow; only
-  scans that could find nothing new are skipped). Events reach the station at the sensor time
-  the link gave them, which is at most the presence debounce before they arrived.
+  the same virtual clock in milliseconds. Each reader scan takes what the firmware's driver
+  takes on the emulated chip for the tags in its field (:data:`pi_app.sim.sensors.SCAN_MS`,
+  PN5180 23-54 ms, MFRC522 7-12 ms), charged to that clock, and the firmware runs at its own
+  pace as on a board: one reader per poll, idle cells left out but every 8th cycle, a new cycle
+  no sooner than its ``scan_period_ms`` (the default 100 ms) after the last, sleeping between
+  polls when nothing is due. So the cycle it measures and reports (SCAN_TIMES), which the
+  station times its settling on, follows what lies on the board (TacTiki about 0.32 s at the
+  start, 0.55 s full), as a real board's does. That pace runs while hands move, until the
+  firmware reports what lies on the board, and for 8 more cycles (so the report is the still
+  board's); then, until the next move, it is polled every heartbeat interval instead
+  (heartbeats, periodic snapshots and their faults still flow; only scans that could find
+  nothing new are skipped, and the cycle in progress goes on as if its scans had followed one
+  another). Events reach the station at the sensor time the link gave them, which is at most
+  the presence debounce before they arrived.
 - Crashes: now and then, just before an event reaches it, the station is dropped without
   closing anything (its database connection closes, as a killed process's does) and a new one
   opens the same database, as the daemon does after a SIGKILL; the link reconnects as a new
@@ -100,6 +108,7 @@ from pi_app.referee.session import Session
 from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore, StoreError
 from pi_app.sim.hands import Action, Noise, apply_action, resting
+from pi_app.sim.sensors import SCAN_MS
 from pi_app.sim.table import Rates, SimTable, TableStats
 
 
@@ -172,15 +181,21 @@ class _DeviceTransport:
 
 class _NoisyReader:
     """A simulated reader (the firmware's reader interface) that misses stacked tags now and
-    then, as :class:`pi_app.sim.sensors.SensorModel` does: the higher the stack, the likelier."""
+    then, as :class:`pi_app.sim.sensors.SensorModel` does: the higher the stack, the likelier.
+    A scan takes the wire's virtual time that a real one takes with as many tags in the field
+    (``costs``, seconds by tag count, the last for that many or more): the firmware times it,
+    so the cycle it measures and reports is the board's real pace, not the poll rate's."""
 
     name = "SIM"
 
-    def __init__(self, board: Any, index: int, rng: random.Random, miss: float) -> None:
-        self.board = board
+    def __init__(self, wire: VirtualWire, index: int, rng: random.Random, miss: float,
+                 costs: tuple[float, ...]) -> None:
+        self.wire = wire
+        self.board = wire.board
         self.index = index
         self.rng = rng
         self.miss = miss
+        self.costs = costs
 
     def init(self) -> None:
         """A simulated reader is always ready."""
@@ -188,6 +203,7 @@ class _NoisyReader:
     def scan(self) -> tuple[list[bytes], bool]:
         uids: tuple[bytes, ...] = self.board.tags[self.index]
         height = len(uids)
+        self.wire.now += self.costs[min(height, len(self.costs) - 1)]
         chance = self.miss * (1 + height) / 2 if height > 1 else self.miss / 2
         return [u for u in uids if self.rng.random() >= chance], True
 
@@ -202,6 +218,15 @@ class VirtualWire:
 
     quiet_after = 0.6
     heartbeat = 0.2
+    paced_cycles = 8
+    """Cycles the firmware runs at its pace once the board is still, before it is polled only
+    once a heartbeat: the firmware's ``reread_cycles``, so what SCAN_TIMES reports (the longest
+    of the last 8 cycles, or the next one's projection) is the still board's figure, no longer
+    the cycles of the move just made, as on a board that never stops; from then on it is the
+    same at every report."""
+    sleep = 0.005
+    """While the firmware waits for its next cycle, it is polled this often (the Pico sleeps
+    1 ms a poll): presence is sampled, debounced and its cell's reader put first meanwhile."""
 
     def __init__(self, geometry: Geometry, rng: random.Random, faults: Faults, *,
                  miss: float = 0.0, flicker: float = 0.0) -> None:
@@ -219,7 +244,10 @@ class VirtualWire:
         self.cells: dict[str, list[str]] = {c.name: [] for c in geometry.cells}
         self._hovering: set[str] = set()  # UIDs held above a cell: read, but not resting
         self._period = geometry.scan_period
-        self._step = self._period / max(geometry.reader_count, 1)
+        measured = SCAN_MS.get(geometry.reader_chip)
+        self._costs = tuple(ms / 1000 for ms in measured) if measured else \
+            (self._period / max(geometry.reader_count, 1),)  # a chip not measured: its share
+        self._polled: tuple[Any, int] = (None, 0)  # the device last polled, its uptime then
         self._agenda: list[tuple[float, int, Callable[[], None]]] = []
         self._order = itertools.count()
         self._out: list[HwEvent] = []
@@ -251,12 +279,11 @@ class VirtualWire:
     def _boot(self) -> None:
         """Power the firmware up (at start, and on every replug): a fresh scanner and device."""
         fw = self._fw
-        config = fw["scanner"].Config()
-        config.scan_period_ms = max(5, round(self._period * 1000))
+        config = fw["scanner"].Config()  # scan_period_ms as on a board: the firmware's default
         config.heartbeat_ms = round(self.heartbeat * 1000)
         config.snapshot_ms = 2000
         config.presence_debounce_ms = 20
-        readers = [_NoisyReader(self.board, i, self.rng, self.miss)
+        readers = [_NoisyReader(self, i, self.rng, self.miss, self._costs)
                    for i in range(self.geometry.reader_count)]
         scanner = fw["scanner"].Scanner(readers, fw["sim"].SimPresence(self.board), config, None)
         self._transport = _DeviceTransport(self)
@@ -344,18 +371,35 @@ class VirtualWire:
         self._at(self._host_back, self._attach)
 
     # -- running ---------------------------------------------------------------------------------
-    def _tick(self, dt: float) -> None:
-        """One poll of the firmware and one turn of the host's loop, then ``dt`` passes."""
+    def _poll(self) -> bool:
+        """One poll of the firmware (it lasts as long as the reader scan it makes: the readers
+        charge their time to the clock) and one turn of the host's loop; True if the firmware
+        was busy (it goes on at once, as its main loop does)."""
         self._due()
-        if self._device is not None:
-            self._device.poll()
+        busy = False
+        device = self._device
+        if device is not None:
+            busy = bool(device.poll())
+            self._polled = (device, self._uptime_ms())
         if self._port is not None:
             self.link.receive(b"", self.now)
             if self.link.up and self._down_since is not None:
                 self.counts.longest_reconnect_s = max(self.counts.longest_reconnect_s,
                                                       self.now - self._down_since)
                 self._down_since = None
-        self.now += dt
+        return busy
+
+    def _wait(self) -> float:
+        """How long the firmware sleeps after a poll with nothing to do: until its next cycle
+        is due or the next thing happens on the board, at most :attr:`sleep`."""
+        wait = self.sleep
+        device = self._device
+        if device is not None and device.cycle_start is not None:
+            due = device.cycle_start + device.config.scan_period_ms - self._uptime_ms()
+            wait = min(wait, max(due / 1000, 0.001))
+        if self._agenda:
+            wait = min(wait, max(self._agenda[0][0] - self.now, 0.001))
+        return wait
 
     def _drain(self) -> Iterator[HwEvent]:
         while self._out:
@@ -378,32 +422,56 @@ class VirtualWire:
             bool(scanner.present == self.board.presence)
 
     def _idle_until(self, t: float) -> Iterator[HwEvent]:
-        """Nothing changes on the board until ``t``: heartbeats and snapshots only."""
+        """Nothing changes on the board until ``t``: the firmware runs at its own pace for
+        :attr:`paced_cycles` more cycles, then it is polled once a heartbeat (heartbeats and
+        snapshots only)."""
+        device = self._device
+        if device is not None:
+            first = device.cycles
+            yield from self._paced(lambda: self.now < t and self._device is device and
+                                   device.cycles - first < self.paced_cycles)
         while self.now + self.heartbeat < t:
-            self._pace_cycle(fresh=False)
-            self._tick(self.heartbeat)
+            start = self.now
+            self._skip_gap()
+            self._poll()
+            self.now = max(self.now, start + self.heartbeat)
             yield from self._drain()
         self.now = max(self.now, t)
-        self._pace_cycle(fresh=True)
+        self._skip_gap()
 
-    def _pace_cycle(self, *, fresh: bool) -> None:
+    def _skip_gap(self) -> None:
         """Keep the firmware's measured cycle (SCAN_TIMES) what it stands for while idle
         stretches are skipped: polled once a heartbeat, a board cycle would be measured over
-        seconds, and the station times its waits on that figure (``ScanCycle``). So a cycle
-        polled in a skipped stretch counts as one at the configured pace, and when the board
-        gets busy again a fresh cycle starts (``fresh``)."""
-        device = self._device
-        if device is None or device.cycle_start is None:
-            return  # not booted yet: its first poll says hello
-        if fresh:
-            device.pos = len(device.scanner.readers)
-        device.cycle_start = self._uptime_ms() - device.config.scan_period_ms
+        seconds, and the station times its waits on that figure (``ScanCycle``). So the cycle
+        in progress goes on as if its scans had followed one another: its start moves up by
+        the time since the last poll, and the cycle measured is its readers' scan time, as on
+        a board that never stops. A cycle that has ended is left alone: the gap is its pause
+        before the next."""
+        device, polled = self._polled
+        if device is None or device is not self._device or device.cycle_start is None:
+            return  # not polled since it booted: its first poll says hello
+        now = self._uptime_ms()
+        if device.pos < len(device.scanner.readers):
+            device.cycle_start += now - polled
+        self._polled = (device, now)
+
+    def _paced(self, going: Callable[[], bool]) -> Iterator[HwEvent]:
+        """Poll the firmware as its main loop does while ``going()``: again at once after a
+        busy poll (a reader scan has taken its time), after :meth:`_wait` when it had nothing
+        to do."""
+        stalled = 0
+        while going():
+            start = self.now
+            busy = self._poll()
+            stalled = stalled + 1 if busy and self.now == start else 0
+            if not busy or stalled > self.geometry.reader_count + 2:
+                self.now += self._wait()  # (busy without scanning: a cycle starting or ending)
+            yield from self._drain()
 
     def _busy_until(self, end: float) -> Iterator[HwEvent]:
         limit = end + 10.0
-        while self.now <= end or (not self._settled() and self.now <= limit):
-            self._tick(self._step)
-            yield from self._drain()
+        yield from self._paced(lambda: self.now <= end or (not self._settled() and
+                                                           self.now <= limit))
 
     def run(self, actions: Iterable[Action]) -> Iterator[HwEvent]:
         """The events the station gets while ``actions`` happen."""
