@@ -178,16 +178,16 @@ def neighbours_read_then_half_a_turn(poll: float | None) -> list[tuple[str, floa
             for o in out if isinstance(o, MoveAccepted | Guidance)]
 
 
-@pytest.mark.xfail(strict=True, reason="open: Tracker.contested's window passes with no "
-                   "deadline (issue 18, report of 2026-12-01)")
 @pytest.mark.parametrize("poll", [4.2, 4.5])
 def test_a_poll_after_a_contested_read_went_stale_changes_nothing(poll: float) -> None:
     """Tracker.contested lists a read on a second closed cell only for (ABSENT_MISSES+1)
     cycles. The layout's read of T5 on a1 (0.0 s) drops out at 4.14 s, T3's neighbour read
-    on b1 (0.5 s) at 4.64 s; neither moment is a deadline. Stepped at its deadlines only, the
-    follower next looks at 4.98 s (both gone): the half turn is shown as a mismatch. Stepped
-    once in between (a ScanCycle report, a button), it sees T3 alone on b1 and takes the
-    turn 'a1-a2 c1-b1' that nobody made."""
+    on b1 (0.5 s) at 4.64 s; neither moment was a deadline. Stepped at its deadlines only,
+    the follower next looked at 4.98 s (both gone): the half turn is shown as a mismatch.
+    Stepped once in between (a ScanCycle report, a button), it saw T3 alone on b1 and took
+    the turn 'a1-a2 c1-b1' that nobody made. Now each read's end is a deadline of the
+    follower (``Tracker.contested_window``), and a picture read from the reads that remain
+    shows from then on: the whole turn must rest from 4.14 s, and T3's read ends first."""
     plain = neighbours_read_then_half_a_turn(None)
     assert [kind for kind, _, _ in plain] == ["Guidance"]
     assert neighbours_read_then_half_a_turn(poll) == plain

@@ -318,6 +318,9 @@ class Follower(Generic[S, M]):
         # the last look at the board only, so no other wait adds a deadline (the players'
         # clock in the simulated table runs from the station's deadlines).
         self._carried_due: float | None = None
+        # When a read of a tag on two closed cells that the last look listed goes stale
+        # (Tracker.contested_window): the picture read from them changes then.
+        self._contested_due: float | None = None
         self._open_due: float | None = None
         self._moved_at = self.tracker.last_change
         self._follow_up = self._pending_follow_up()
@@ -419,7 +422,7 @@ class Follower(Generic[S, M]):
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
                  last + self.settle_long, last + self.settle_unexplained,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace,
-                 self._elsewhere_due, self._carried_due, self._open_due]
+                 self._elsewhere_due, self._carried_due, self._open_due, self._contested_due]
         return min((t for t in times if t is not None and t > now), default=None)
 
     def _keep_pace(self) -> None:
@@ -531,7 +534,8 @@ class Follower(Generic[S, M]):
     def _step(self, observation: Observation, key: ViewKey, quiet: float,
               now: float) -> list[Outcome[S]]:
         out: list[Outcome[S]] = []
-        self._carried_due = self._open_due = None  # (set again if this look still waits)
+        # (each set again if this look still waits)
+        self._carried_due = self._open_due = self._contested_due = None
         if self._asking is not None:
             if key == self._asking.key:
                 return out
@@ -805,6 +809,9 @@ class Follower(Generic[S, M]):
         contested = list(self.tracker.contested(now, recent=settled).items())
         if not contested:
             return None
+        # A read that went stale changes the picture read from the others with no event: the
+        # follower looks again then, and that picture shows from then on, not from the reads.
+        stale, self._contested_due = self.tracker.contested_window(now, recent=settled)
         groups = [contested] + ([[c] for c in contested] if len(contested) > 1 else [])
         if settled:  # one piece moved, not two neighbours' reads that happen to make a turn
             groups = [g for g in groups if len(g) == 1]
@@ -815,6 +822,8 @@ class Follower(Generic[S, M]):
                 continue
             found = self.position.classify(picture)
             read = max(at for _, (_, _, at) in group)
+            if stale is not None:
+                read = max(read, stale)
             if found.verdict is Verdict.UNCHANGED:
                 if decision.verdict is Verdict.UNCHANGED:
                     continue

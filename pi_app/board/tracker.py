@@ -60,7 +60,7 @@ enough to run on every event (a few microseconds per event).
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from pi_app.board.geometry import Geometry
@@ -538,6 +538,32 @@ class Tracker:
         read older than both is a neighbour's: a piece put there is missed by its old reader
         from its next turn on. ``recent``: only the reads of the last few cycles."""
         out: dict[str, tuple[str, str, float]] = {}
+        for uid, home, other, at, until in self._contest_reads(recent):
+            if now < until and (uid not in out or at > out[uid][2]):
+                out[uid] = (home, other, at)
+        return out
+
+    def contested_window(self, now: float, recent: bool = False
+                         ) -> tuple[float | None, float | None]:
+        """When the last read :meth:`contested` lists no longer went stale, at ``now`` or
+        before, and when the next one listed now will (None: none). A read going stale
+        changes the picture :meth:`contested` shows as surely as a reading does, but no
+        event says so: the follower looks again then, and a picture that only shows once a
+        read went stale (the tag of two read on other cells that remains) has been there
+        since then, not since the board last changed."""
+        last: float | None = None
+        due: float | None = None
+        for _, _, _, _, until in self._contest_reads(recent):
+            if until <= now:  # (the very moment the deadline hands out: stale then)
+                last = until if last is None else max(last, until)
+            elif until != float("inf"):
+                due = until if due is None else min(due, until)
+        return last, due
+
+    def _contest_reads(self, recent: bool) -> Iterator[tuple[str, str, str, float, float]]:
+        """The reads of tags on a second closed cell (UID, the cell it lies on, the other
+        cell, when that one first read it) and until when :meth:`contested` lists each
+        (infinity: for as long as the reads stay as they are)."""
         window = (ABSENT_MISSES + 1) * self.scan_period
         for other, seen in self._seen.items():
             if self._gated(other):
@@ -548,13 +574,12 @@ class Tracker:
                         not self._holds(home, uid):
                     continue
                 at = self._read_at.get((other, uid))
+                if at is None:
+                    continue
                 claimed = self._claimed_at.get(uid, -1e18) \
                     if uid in self._guessed and not recent else -1e18
-                if at is None or (now - at > window and not 0 <= claimed - at <= window):
-                    continue
-                if uid not in out or at > out[uid][2]:
-                    out[uid] = (home, other, at)
-        return out
+                yield uid, home, other, at, \
+                    float("inf") if 0 <= claimed - at <= window else at + window
 
     def taken_at(self, uid: str) -> float | None:
         """When the cell ``uid`` lies on took it by a read of its own (read there while no
