@@ -21,18 +21,19 @@ from pi_app.board.follower import (
     Outcome,
 )
 from pi_app.games import get_game
+from pi_app.games.tactiki import FIELD_NAMES, TacState
 from pi_app.readings import PresenceChanged, ScanCycle, TagsSeen
 
 PERIOD = 0.55
 
 
 class Table:
-    """A follower on a TacTiki position (the opening, then ``moves``), every piece read where
-    it lies, and the readings a test sends it by cell and piece name."""
+    """A follower on a TacTiki position (the opening, or ``start``, then ``moves``), every
+    piece read where it lies, and the readings a test sends it by cell and piece name."""
 
-    def __init__(self, *moves: str) -> None:
+    def __init__(self, *moves: str, start: TacState | None = None) -> None:
         self.game = get_game("tactiki")
-        state = self.game.new_game(random.Random(0))
+        state = self.game.new_game(random.Random(0)) if start is None else start
         for text in moves:
             state = self.game.apply(state, self.game.parse_move(state, text))
         self.board = Board()
@@ -250,4 +251,59 @@ def test_a_far_stacks_reader_missing_a_tag_and_reading_it_again_does_not_delay_a
     assert (first.how, round(first.t, 3)) == (Acceptance.RESTED, 5.75)
     assert table.taken() == [table.position_after("a1-a2 c1-b1"),
                              table.position_after("a1-a2 c1-b1", "a5-a4 e5-e4")]
+    assert not [o for o in table.out if isinstance(o, Guidance | MoveRevised)]
+
+
+def only_pass_after_a_turn() -> TacState:
+    """TIKI to move, every TAC piece frozen on TIKI's start row (two a field, a1 to e1) and
+    none defeated: whatever TIKI plays, TAC can neither step nor reincarnate and must pass
+    (R7). TIKI's ten pieces stand one a field on rows 2 and 3."""
+    opening = get_game("tactiki").new_game(random.Random(0))
+    cols: list[tuple[int, ...]] = [()] * 25
+    for k, name in enumerate(("a1", "b1", "c1", "d1", "e1")):
+        cols[FIELD_NAMES.index(name)] = (10 + 2 * k, 11 + 2 * k)
+    for k, name in enumerate(("a2", "b2", "c2", "d2", "e2", "a3", "b3", "c3", "d3", "e3")):
+        cols[FIELD_NAMES.index(name)] = (k,)
+    return TacState(tuple(cols), ((), ()), 0, 0, 0, None, False, opening.options)
+
+
+def test_a_held_turn_a_forced_pass_and_the_next_turn_are_all_taken_in_order() -> None:
+    """Varied-pace table 1000025: TIKI's turn ends with a tiki set on a stack and rests
+    0.35 s, under ``settle_min``, so it is held; TAC can only pass (the station takes a
+    forced pass by itself), and TIKI's next turn lands at once. The chain after the held
+    turn goes through the pass: the held turn, the pass and the next turn are taken, in that
+    order, and TAC's next pass after them. (Before, the next turn was judged from the
+    position after the held turn, where only the pass is legal: unexplained, a mismatch was
+    shown, and both turns were missed.)"""
+    start = only_pass_after_a_turn()
+    table = Table(start=start)
+    game = table.game
+    t3, t1 = table.uid("a3", "T3"), table.uid("b2", "T1")
+    table.contact(5.0, "a3", False)  # T3 a3-a4, onto the empty a4
+    table.read(5.05, "a3")
+    table.contact(5.1, "a4", True)
+    table.read(5.104, "a4", t3)
+    table.contact(5.2, "b2", False)  # T1 b2-b3, onto b3's T4
+    table.read(5.25, "b2")
+    table.read(5.3, "b3", *table.seen["b3"], t1)  # the turn's picture: 'a3-a4 b2-b3'
+    # TAC passes; TIKI goes on 0.35 s later: T5 e3-e4, T5 d3-d4, onto empty cells.
+    t5e, t5d = table.uid("e3", "T5"), table.uid("d3", "T5")
+    table.contact(5.65, "e3", False)
+    table.read(5.66, "e3")
+    table.contact(5.7, "e4", True)
+    table.read(5.704, "e4", t5e)
+    table.contact(5.8, "d3", False)
+    table.read(5.81, "d3")
+    table.contact(5.85, "d4", True)
+    table.read(5.854, "d4", t5d)
+    table.until(8.0)
+    states = [start]
+    for text in ("a3-a4 b2-b3", "pass", "d3-d4 e3-e4", "pass"):
+        states.append(game.apply(states[-1], game.parse_move(states[-1], text)))
+    assert table.taken() == [game.position_key(s) for s in states[1:]]
+    assert [(a.text, a.how) for a in table.accepted()] == [
+        ("a3-a4 b2-b3", Acceptance.SETTLED), ("pass", Acceptance.FORCED),
+        ("d3-d4 e3-e4", Acceptance.AT_ONCE), ("pass", Acceptance.FORCED)]
+    assert table.follower.history == [(states[0], "a3-a4 b2-b3"), (states[1], "pass"),
+                                      (states[2], "d3-d4 e3-e4"), (states[3], "pass")]
     assert not [o for o in table.out if isinstance(o, Guidance | MoveRevised)]

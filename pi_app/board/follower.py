@@ -87,6 +87,8 @@ _PACED = ("settle", "settle_long", "settle_removal", "grace", "revise_window", "
           "settle_unexplained")
 #: Oldest a sensor event's own time may be (seconds before it is handled) and still be used.
 MAX_EVENT_AGE = 2.0
+#: The most forced moves in a row followed after a held move (a pass; two would end a game).
+_FORCED_DEPTH = 8
 
 
 class Acceptance(StrEnum):
@@ -238,6 +240,16 @@ class _Asking:
     """The position after each option, built when the board goes on (:meth:`Follower._asked_on`)."""
 
 
+@dataclass(frozen=True)
+class _Through:
+    """Where a held move leads: the position the next move is made from, and the forced
+    moves the follower takes by itself on the way there (a pass), in order. The board shows
+    no forced move, so the next move it shows is made from the position after them."""
+
+    position: Position
+    forced: tuple[Option, ...] = ()
+
+
 @dataclass
 class Follower(Generic[S, M]):
     """Follows one game on one board, generic over the engine's state and move types (plain
@@ -289,9 +301,10 @@ class Follower(Generic[S, M]):
         # the board shows it.
         self._declined: ViewKey | None = None
         # A move that waits to rest (a Toast, an Up 1 that may become an Up 2) whose picture
-        # held for ``settle``, not taken yet, and the position after it (built when needed);
-        # then any removals whose pictures held after it in turn (a second Toast), in order.
-        self._held: list[tuple[Option, Position | None]] = []
+        # held for ``settle``, not taken yet, and where it leads (built when needed: the
+        # position after it and any forced moves, :meth:`_held_through`); then any removals
+        # whose pictures held after it in turn (a second Toast), in order.
+        self._held: list[tuple[Option, _Through | None]] = []
         self._held_rest = 0.0   # when the board last changed since the first held was held
         self._held_showing = False  # the board has shown that move's picture since then
         self._held_pause = 0.0  # the longest it rested at that picture before it changed
@@ -771,11 +784,13 @@ class Follower(Generic[S, M]):
         elif decision.verdict not in (Verdict.SETTLING, Verdict.AMBIGUOUS) or \
                 quiet < self.settle or any(o.lifts_only for o in decision.options):
             return None
-        steps = [(option, self._held_after(i)) for i, (option, _) in enumerate(self._held)]
+        steps = [(option, self._held_through(i)) for i, (option, _) in enumerate(self._held)]
         out: list[Outcome[S]] = []
-        for option, after in steps:
+        for option, through in steps:
             out += self._accept(option, now, quiet, Acceptance.SETTLED)
-            self._position = after  # the next is judged from it (prepare() goes on)
+            for forced in through.forced:  # (a pass the station takes by itself, in order)
+                out += self._accept(forced, now, how=Acceptance.FORCED)
+            self._position = through.position  # the next is judged from it (prepare() goes on)
         return out
 
     def _read_elsewhere(self, observation: Observation, decision: Decision, now: float
@@ -944,15 +959,39 @@ class Follower(Generic[S, M]):
             Verdict.UNKNOWN, Verdict.TAKEBACK) for i in range(index))
 
     def _held_after(self, index: int) -> Position:
-        """The position after the ``index``-th held move (built on first use)."""
-        option, after = self._held[index]
-        if after is None:
-            before = [o.state for o, _ in reversed(self._held[:index])]
-            earlier = [*before, self.state, *(s for s, _ in reversed(self.history))]
-            after = Position.build(self.game, option.state, self.cells,
-                                   earlier[:TAKEBACK_DEPTH])
-            self._held[index] = (option, after)
-        return after
+        """The position the next move is made from after the ``index``-th held move: after
+        it and any forced moves that follow it (:meth:`_held_through`)."""
+        return self._held_through(index).position
+
+    def _held_through(self, index: int) -> _Through:
+        """Where the ``index``-th held move leads (built on first use): the position after
+        it, and on through the moves the follower would take by itself as the only ones
+        there are (:func:`_forced`: a pass). The board shows no such move, so the move it
+        shows next is made from the position after them. (Varied-pace TacTiki table
+        1000025: a turn held, the opponent left only a pass, and the same player's next turn
+        judged from the position before the pass: unexplained, a mismatch shown, both turns
+        missed.)"""
+        option, through = self._held[index]
+        if through is None:
+            passed: list[S] = [self.state]  # the states the chain went through, oldest first
+            for i in range(index):
+                passed += [self._held[i][0].state,
+                           *(o.state for o in self._held_through(i).forced)]
+            earlier = [*reversed(passed), *(s for s, _ in reversed(self.history))]
+            position = Position.build(self.game, option.state, self.cells,
+                                      earlier[:TAKEBACK_DEPTH])
+            forced: list[Option] = []
+            for _ in range(_FORCED_DEPTH):
+                move = _forced(position)
+                if move is None:
+                    break
+                forced.append(move)
+                earlier.insert(0, position.state)
+                position = Position.build(self.game, move.state, self.cells,
+                                          earlier[:TAKEBACK_DEPTH])
+            through = _Through(position, tuple(forced))
+            self._held[index] = (option, through)
+        return through
 
     def _rest_needed(self, option: Option) -> float:
         """How long the board must rest before ``option`` is accepted without asking."""
@@ -1263,6 +1302,17 @@ class Follower(Generic[S, M]):
             return None
         return placement if placement != view_key(self.game.expected_view(self.state),
                                                   self.cells) else None
+
+
+def _forced(position: Position) -> Option | None:
+    """The move the follower takes by itself in ``position`` (as :meth:`Follower._decisions`
+    does): the only legal one, and one that leaves the board as it is (a pass). None when
+    there is none, or when the players choose (several such moves, or pieces could move)."""
+    silent = position.by_placement.get(position.here, [])
+    if len(silent) != 1 or any(o.placement != position.here for options in
+                               position.by_placement.values() for o in options):
+        return None
+    return silent[0]
 
 
 def _moved_reads(observation: Observation, moves: Sequence[tuple[str, tuple[str, str, float]]],
