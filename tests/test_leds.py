@@ -86,6 +86,11 @@ def test_capped_frames_never_exceed_the_supply(frame: list[tuple[int, int, int]]
                for c, o in zip(new, old, strict=True))
 
 
+def test_a_dark_frame_on_a_strip_whose_idle_draw_exceeds_the_supply_stays_dark() -> None:
+    """Hypothesis found it: 60 idle LEDs on 40 mA and nothing lit divided by zero."""
+    assert cap_frame([(0, 0, 0)] * 60, PowerBudget(supply_ma=40)) == (((0, 0, 0),) * 60, 1.0)
+
+
 def test_strip_records_its_current() -> None:
     s, pixels = strip(count=20, supply=300)
     s.show([(255, 255, 255)] * 20)

@@ -51,10 +51,11 @@ class PowerBudget:
         return channels * self.ma_per_channel + len(frame) * self.idle_ma_per_led
 
     def scale(self, frame: Sequence[tuple[float, float, float]]) -> float:
-        """The factor (≤ 1) that brings ``frame`` within the supply."""
+        """The factor (≤ 1) that brings ``frame`` within the supply. A dark frame is left as
+        it is even where the strip's idle draw alone exceeds the supply: dimming cannot help."""
         channels = sum(r + g + b for r, g, b in frame) / 255.0 * self.ma_per_channel
         headroom = self.supply_ma - len(frame) * self.idle_ma_per_led
-        if channels <= headroom:
+        if channels <= headroom or channels == 0:
             return 1.0
         return max(0.0, headroom / channels)
 
