@@ -392,10 +392,8 @@ class Follower(Generic[S, M]):
         ``resolve``, a forced ``pass``) the follower asks at once, or takes the only one;
         when pieces could move too (TacTiki's waiting turn, ``shaman stay``), the player
         says so with the OK button (:meth:`press`)."""
-        silent = self._silent()
-        here = self.position.here
-        if not silent or any(o.placement != here for options in
-                             self.position.by_placement.values() for o in options):
+        silent = _only_silent(self.position)
+        if not silent:
             return []
         if len(silent) == 1:
             return self._accept(silent[0], now, how=Acceptance.FORCED)
@@ -1304,15 +1302,21 @@ class Follower(Generic[S, M]):
                                                   self.cells) else None
 
 
+def _only_silent(position: Position) -> list[Option]:
+    """The legal moves that leave the board as it is, when no legal move moves a piece (empty
+    otherwise): decisions the sensors cannot see and the players cannot avoid."""
+    here = position.here
+    if any(o.placement != here for options in position.by_placement.values() for o in options):
+        return []
+    return position.by_placement.get(here, [])
+
+
 def _forced(position: Position) -> Option | None:
     """The move the follower takes by itself in ``position`` (as :meth:`Follower._decisions`
     does): the only legal one, and one that leaves the board as it is (a pass). None when
     there is none, or when the players choose (several such moves, or pieces could move)."""
-    silent = position.by_placement.get(position.here, [])
-    if len(silent) != 1 or any(o.placement != position.here for options in
-                               position.by_placement.values() for o in options):
-        return None
-    return silent[0]
+    silent = _only_silent(position)
+    return silent[0] if len(silent) == 1 else None
 
 
 def _moved_reads(observation: Observation, moves: Sequence[tuple[str, tuple[str, str, float]]],
