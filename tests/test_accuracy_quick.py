@@ -8,11 +8,18 @@ and follower. Fixed seeds keep the run repeatable; the long run's figures are in
 from __future__ import annotations
 
 import json
+import random
+from typing import Any
 
 import pytest
 from test_board_topple import start
 
+from pi_app.board.equipment import registry_for
+from pi_app.board.follower import Follower
+from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
+from pi_app.sim.table import FollowerReferee, Pace, SimTable, TableStats
+from tools.bench import accuracy
 from tools.bench.accuracy import clear_move, main, run
 
 
@@ -65,3 +72,46 @@ def test_a_clear_move_is_decided_by_the_rules(moves: list[str], text: str, clear
     game = get_game("topple")
     before = start(moves)
     assert clear_move(game, before, game.apply_text(before, text)) is clear
+
+
+def _illegal_attempt(wait: float | None = None) -> TableStats:
+    """One illegal attempt at real pace on TacTiki's opening, against a follower that shows a
+    mismatch after ``wait`` at the soonest (None: its own waits); the table's figures."""
+    game = get_game("tactiki")
+    geometry, registry = load_geometry("tactiki"), registry_for("tactiki")
+    rng = random.Random(3)
+    state = game.new_game(rng)
+    follower = Follower(game, state, geometry, registry)
+    if wait is not None:
+        follower = Follower(game, state, geometry, registry, grace=wait, settle_unexplained=wait)
+    table = SimTable(game, geometry, registry, rng, state=state, pace=Pace(),
+                     referee=FollowerReferee(follower))
+    table.play_illegal()
+    return table.stats
+
+
+def test_an_illegal_attempt_left_unreported_is_listed_with_its_timing() -> None:
+    """The bench counts an attempt reported when a mismatch was shown before its player
+    undid it, and lists the others (``unreported``: when it rested, until when the player
+    looked, when the undo began, when a mismatch came if one did) so they can be traced."""
+    deaf = _illegal_attempt(30.0)
+    assert (deaf.illegal_made, deaf.illegal_reported) == (1, 0)
+    (line,) = deaf.unreported
+    assert line.startswith("illegal ") and "rested at" in line and line.endswith("mismatch never")
+    heard = _illegal_attempt()
+    assert (heard.illegal_made, heard.illegal_reported) == (1, 1) and heard.unreported == []
+
+
+def test_the_report_lists_the_tables_with_unreported_attempts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``unreported_tables``: each table seed with its unreported attempts, to replay with
+    ``--table``."""
+    def play(game_name: str, seed: int, **_: Any) -> TableStats:
+        return TableStats(games=1, illegal_made=2, illegal_reported=1,
+                          unreported=[f"attempt at table {seed}"])
+
+    monkeypatch.setattr(accuracy, "play_table", play)
+    figures = run("topple", moves=10, seed=1, tables=[7, 9])
+    assert (figures["illegal_made"], figures["illegal_reported"]) == (4, 2)
+    assert figures["unreported_tables"] == [{"seed": 7, "attempts": ["attempt at table 7"]},
+                                            {"seed": 9, "attempts": ["attempt at table 9"]}]

@@ -91,6 +91,31 @@ def test_a_token_carried_over_a_stack_onto_an_empty_village_is_no_move_onto_the_
         ("move", "p0", "c3", "a3")]
 
 
+def test_a_token_off_a_stack_onto_a_path_is_shown_though_the_stack_lets_it_go_later() -> None:
+    """A token lifted off b2's stack of two and set on the path b2/c2 (an illegal attempt):
+    the path's contact shows it as a second shaman 0.28 s after b2's reader last read the
+    token, while the tracker keeps it on b2 for ``miss_grace`` (a reader may miss a tag on a
+    stack for a scan). Both pictures, before and after b2 lets it go, are a finished wrong
+    move; the board letting a piece go is no piece on its way, so the mismatch is shown
+    ``settle_unexplained`` after the first, not after b2 lets it go (it came 0.9 s after the
+    token rested: accuracy bench, Manami, varied pace, table 1000064, 1.12 s after, when the
+    player had begun to undo it)."""
+    rig = Rig("manami", manami(TWO_ON_B2))
+    first, second = rig.board.cells["b2"]
+    b2, path = rig.geometry.cell("b2"), rig.geometry.cell("b2/c2")
+    assert b2.reader is not None and path.presence is not None
+    out = rig.deliver([
+        ScanCycle(1.0, 0.35, None),
+        TagsSeen(1.9, b2.reader, frozenset({first, second})),
+        TagsSeen(2.0, b2.reader, frozenset({first})),  # lifted; b2's contact stays closed
+        PresenceChanged(2.2, path.presence, True),  # set down on the path
+    ], linger=2.0)
+    assert Rig.accepted(out) == []
+    shown = Rig.guidance(out)
+    assert shown and shown[0].t <= 2.2 + rig.follower.tracker.presence_debounce + \
+        rig.follower.settle_unexplained + 0.01, [o.t for o in shown]
+
+
 # -- a restart between a move onto a stack and the next player's wrong move ----------------------
 class Table:
     """A Manami station on a store in ``tmp``, fed the readings of a board the test lays out

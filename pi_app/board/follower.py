@@ -58,6 +58,7 @@ firmware measures and reports, or the board file's until its first report:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -336,6 +337,9 @@ class Follower(Generic[S, M]):
         self._contested_due: float | None = None
         self._open_due: float | None = None
         self._moved_at = self.tracker.last_change
+        # The last picture judged a finished wrong move (settle_unexplained), and since when
+        # the board has shown such pictures with no piece arriving anywhere (_unexplained_for).
+        self._unexplained: tuple[ViewKey, float] | None = None
         self._follow_up = self._pending_follow_up()
 
     @property
@@ -433,7 +437,9 @@ class Follower(Generic[S, M]):
         times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
                  last + self.settle_long, last + self.settle_unexplained,
                  last + self.settle_removal, last + self.grace, last + 2 * self.grace,
-                 self._elsewhere_due, self._carried_due, self._open_due, self._contested_due]
+                 self._elsewhere_due, self._carried_due, self._open_due, self._contested_due,
+                 None if self._unexplained is None else
+                 self._unexplained[1] + self.settle_unexplained]
         return min((t for t in times if t is not None and t > now), default=None)
 
     def _keep_pace(self) -> None:
@@ -547,6 +553,7 @@ class Follower(Generic[S, M]):
         out: list[Outcome[S]] = []
         # (each set again if this look still waits)
         self._carried_due = self._open_due = self._contested_due = None
+        unexplained, self._unexplained = self._unexplained, None
         if self._asking is not None:
             if key == self._asking.key:
                 return out
@@ -616,6 +623,9 @@ class Follower(Generic[S, M]):
             if chained is not None:
                 return out + chained  # (none yet: removals in a row, held)
         if verdict is Verdict.UNCHANGED:
+            wrong = self._wrong_elsewhere(observation, unexplained, now)
+            if wrong is not None:
+                return out + wrong
             tidied = self._follow_up is not None
             self._follow_up = None
             self._guide_now = False
@@ -671,9 +681,27 @@ class Follower(Generic[S, M]):
         if verdict is Verdict.UNKNOWN and observation.complete and \
                 _all_on_board(self.position.here, observation, self._presence_pieces):
             waited = self.settle_unexplained  # nothing in a hand: a finished wrong move
+            quiet = self._unexplained_for(unexplained, key, now - quiet + _EPSILON, now)
         if quiet >= waited or self._guide_now:
             out += self._guide(GuidanceKind.MISMATCH, observation, key, now)
         return out
+
+    def _unexplained_for(self, last: tuple[ViewKey, float] | None, key: ViewKey,
+                         changed: float, now: float) -> float:
+        """How long the board has shown a finished wrong move, ``key`` being one (the board
+        last changed at ``changed``): since the last such picture began, ``last``, when this
+        one is it with pieces gone and none arrived. What ``settle_unexplained`` waits out is
+        a piece on its way (slid across a neighbour): it arrives somewhere. A piece that only
+        drops out of the picture is an old read let go: a reader reports a tag lifted off a
+        stack for ``ABSENT_MISSES`` more scans (Manami, varied-pace table 1000064: a token
+        lifted off c2's stack and set on the path cell c2/c3, shown 0.16 s later as a second
+        shaman; c2's reader let it go 0.46 s after that, restarting the wait, and the
+        mismatch came 1.12 s after the token rested, after the player had begun to undo it)."""
+        since = changed
+        if last is not None and _only_additions(key, last[0]):
+            since = min(since, last[1])
+        self._unexplained = (key, since)
+        return now - since + _EPSILON
 
     def _guide(self, kind: GuidanceKind, observation: Observation, key: ViewKey, now: float,
                target: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome[S]]:
@@ -859,6 +887,37 @@ class Follower(Generic[S, M]):
             self._elsewhere_due = max(read, self.tracker.last_change) + \
                 self._rest_needed(found.options[0])
         return picture, found, read
+
+    def _wrong_elsewhere(self, observation: Observation,
+                         unexplained: tuple[ViewKey, float] | None, now: float
+                         ) -> list[Outcome[S]] | None:
+        """The picture is the position, but a tag is read, since the position began, on a
+        closed cell that is no neighbour of the one it lies on (so no neighbour's read), and
+        with it there the picture is a finished wrong move (every piece on the board, nothing
+        explains it): a piece moved from a stack onto a far stack, no contact changed, its
+        old reader reporting it for ``ABSENT_MISSES`` more scans. That wrong move is shown
+        ``settle_unexplained`` after the read (:meth:`_unexplained_for`), as if the old reader
+        had let it go then, and the wait goes on when it does (the guidance, in a list; an
+        empty list while it waits); None when no read shows one.
+        (Accuracy bench, TacTiki, varied pace, tables 1000027, 1000046 and 1000051: an
+        illegal attempt from a stack onto a stack, read there 0.1-0.3 s after it rested; its
+        old reader let it go 0.5-0.8 s after that, and the mismatch came 1.2-1.5 s after it
+        rested, after its player had begun to undo it.)"""
+        here = self.position.here
+        for uid, (home, other, at) in self.tracker.contested(now, recent=True).items():
+            if at <= self._moved_at or _near(self.geometry, home, other):
+                continue
+            picture = _moved_reads(observation, [(uid, (home, other, at))], self.registry)
+            if picture is None or not picture.complete or \
+                    self.position.classify(picture).verdict is not Verdict.UNKNOWN or \
+                    not _all_on_board(here, picture, self._presence_pieces):
+                continue
+            key = picture.key(self.cells)
+            changed = max(at, self.tracker.last_change)
+            if self._unexplained_for(unexplained, key, changed, now) < self.settle_unexplained:
+                return []
+            return self._guide(GuidanceKind.MISMATCH, picture, key, now)
+        return None
 
     def _news(self, group: Sequence[tuple[str, tuple[str, str, float]]], option: Option) -> bool:
         """Were the tags ``option`` puts on a cell by ``group``'s reads read there since the
@@ -1317,6 +1376,14 @@ def _forced(position: Position) -> Option | None:
     there is none, or when the players choose (several such moves, or pieces could move)."""
     silent = _only_silent(position)
     return silent[0] if len(silent) == 1 else None
+
+
+def _near(geometry: Geometry, one: str, other: str) -> bool:
+    """Are the two cells neighbours (centres within 1.5 cell widths), whose readers may read
+    each other's tags?"""
+    a, b = geometry.cell(one), geometry.cell(other)
+    reach = 1.5 * max(*a.size_mm, *b.size_mm)
+    return bool(math.dist(a.center_mm, b.center_mm) <= reach)
 
 
 def _moved_reads(observation: Observation, moves: Sequence[tuple[str, tuple[str, str, float]]],

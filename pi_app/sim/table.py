@@ -80,6 +80,10 @@ class TableStats:
     failures: list[str] = field(default_factory=list)
     """One line per phantom or missed move (simulated time, what was made, what was taken),
     to find the run that shows it and replay it."""
+    unreported: list[str] = field(default_factory=list)
+    """One line per illegal attempt not reported before its player began to undo it (what it
+    was, when its piece came to rest, until when the player looked, when the undo touched the
+    board, when a mismatch came after all, if one did), to find the attempt and trace it."""
 
     def merge(self, other: TableStats) -> None:
         for name, value in vars(other).items():
@@ -231,6 +235,7 @@ class SimTable:
         self.outcomes: list[Outcome] = []
         self._mismatch_open = False
         self._taking_back = False  # a takeback the players asked for is no revision
+        self._touched = 0.0  # when the last change by hand first touched the board
         self._lay_out(self.state)
 
     @property
@@ -314,6 +319,7 @@ class SimTable:
         starts at once: the pause before was already waited)."""
         start = self.now + (self.rng.uniform(0.5, 2.0) if linger is None else 0.0)
         actions, rest = self.hands.change(self.board, target, start, waypoints or [])
+        self._touched = actions[0].t if actions else start
         if linger is None:
             self._deliver(self.sensors.run(actions))
         else:
@@ -583,14 +589,25 @@ class SimTable:
         state_before = self.referee.state
         history_before = list(self.referee.history)
         if self.pace is None:
-            self._move_by_hand({c: tuple(p) for c, p in trial.items()})
+            rest = self._move_by_hand({c: tuple(p) for c, p in trial.items()})
+            looked = self.now
         else:  # the player sees nothing happen (or the LEDs) and undoes it soon
-            self._move_by_hand({c: tuple(p) for c, p in trial.items()},
-                               linger=self.rng.uniform(*self.pace.undo_illegal))
-        if any(isinstance(o, Guidance) and o.kind == "mismatch" for o in self.outcomes[before:]):
+            linger = self.rng.uniform(*self.pace.undo_illegal)
+            rest = self._move_by_hand({c: tuple(p) for c, p in trial.items()}, linger=linger)
+            looked = rest + linger
+        reported = self._mismatch_since(before)
+        if reported is not None:
             self.stats.illegal_reported += 1
         if self.pace is not None:
             self._move_by_hand(self.game.expected_view(state_before))
+        if reported is None:
+            undo = "" if self.pace is None else \
+                f", the undo touched the board at {self._touched:.2f} s"
+            late = self._mismatch_since(before)
+            shown = "never" if late is None else f"at {late:.2f} s ({late - rest:.2f} s after rest)"
+            self.stats.unreported.append(
+                f"illegal {src} -> {dst}: rested at {rest:.2f} s, looked at until {looked:.2f} s "
+                f"({looked - rest:.2f} s){undo}; mismatch {shown}")
         self._settle_back()
         if not self._same(self.referee.state, state_before):
             # The illegal placement was taken for a move (or a revision of the last one):
@@ -600,6 +617,11 @@ class SimTable:
             self.stats.failures.append(f"phantom at {self.now:.2f} s: an illegal placement "
                                        f"taken; the record ends {taken}")
             self.referee.reset(state_before, history_before)
+
+    def _mismatch_since(self, index: int) -> float | None:
+        """When the first mismatch among the outcomes from ``index`` on was shown (None: none)."""
+        return next((o.t for o in self.outcomes[index:]
+                     if isinstance(o, Guidance) and o.kind == "mismatch"), None)
 
     def play_takeback(self) -> None:
         """Put the board back one move and confirm the takeback."""

@@ -14,6 +14,10 @@ Reported per game:
   accepted (target 0); ``revised``: moves first taken as the middle of a longer move and then
   corrected by the follower (counted apart: the record ends right, the LEDs were briefly wrong);
 * ``illegal_made`` / ``illegal_reported`` and ``mismatches_raised`` / ``mismatches_resolved``;
+  an attempt is reported when a mismatch was shown before its player began to undo it (at
+  pace: 1-3 s after it rested); ``unreported_tables`` lists the others by table, each with
+  when it rested, until when its player looked, when the undo touched the board and when a
+  mismatch came, if one did (replay the table with ``--table SEED`` to trace it);
 * ``decision_ms``: wall-clock time per sensor event fed to the follower, p50 and p99 (target
   p99 at most 1 ms on an x86 core), with ``position_build_ms``, the precomputation done once
   per accepted move while the players reach for the next piece;
@@ -117,6 +121,7 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
     total = TableStats()
     started = time.process_time()
     bad: list[dict[str, Any]] = []
+    unreported: list[dict[str, Any]] = []
     seeds = iter(tables) if tables is not None else (seed * 1_000_003 + n for n in count())
     for table_seed in seeds:
         if tables is None and total.moves_made >= moves:
@@ -125,6 +130,8 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
         if stats.phantom or stats.missed:
             bad.append({"seed": table_seed, "phantom": stats.phantom, "missed": stats.missed,
                         "failures": stats.failures})
+        if stats.unreported:
+            unreported.append({"seed": table_seed, "attempts": stats.unreported})
         total.merge(stats)
     cpu = time.process_time() - started
     builds: list[float] = []
@@ -191,6 +198,7 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
         },
         "cpu_s": round(cpu, 1),
         "bad_tables": bad,
+        "unreported_tables": unreported,
     }
 
 
