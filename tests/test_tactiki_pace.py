@@ -101,6 +101,27 @@ def second_step_a1_a2(table: Table, t5: str, turn: str) -> None:
     assert not [o for o in table.out if isinstance(o, MoveRevised)]
 
 
+def turn_a1_a2_c1_b1(table: Table) -> None:
+    """TIKI's 'a1-a2 c1-b1' from 5.0 s: T5 off a1's stack onto the empty a2, then T3 off
+    c1's stack onto b1's, whose picture is complete at 5.3 s."""
+    t5, t3 = table.uid("a1", "T5"), table.uid("c1", "T3")
+    table.read(5.0, "a1", *(set(table.seen["a1"]) - {t5}))
+    table.contact(5.1, "a2", True)
+    table.read(5.104, "a2", t5)
+    table.read(5.3, "c1", *(set(table.seen["c1"]) - {t3}))
+    table.read(5.3, "b1", *table.seen["b1"], t3)
+
+
+def turn_a5_a4_e5_e4(table: Table, start: float) -> None:
+    """TAC's 'a5-a4 e5-e4' from ``start``: C3 off a5 onto the empty a4, then C3 off e5 onto
+    the empty e4, 0.15 s apart."""
+    for t, (src, dst) in zip((start, start + 0.15), (("a5", "a4"), ("e5", "e4")), strict=True):
+        c3 = table.uid(src, "C3")
+        table.read(t, src, *(set(table.seen[src]) - {c3}))
+        table.contact(t + 0.01, dst, True)
+        table.read(t + 0.014, dst, c3)
+
+
 def test_a_turn_onto_a_stack_then_the_next_turn_within_settle_min_are_both_taken() -> None:
     """Varied-pace table 1000003: a turn whose last step set a tiki on a stack rests 0.35 s,
     under ``settle_min`` (a piece carried over a stack reads the same for that long), and the
@@ -109,20 +130,8 @@ def test_a_turn_onto_a_stack_then_the_next_turn_within_settle_min_are_both_taken
     (Before, only a picture that waits as the middle of a longer move was held: both were
     missed and the players shown a mismatch.)"""
     table = Table()
-    t5, t3 = table.uid("a1", "T5"), table.uid("c1", "T3")
-    table.read(5.0, "a1", *(set(table.seen["a1"]) - {t5}))
-    table.contact(5.1, "a2", True)
-    table.read(5.104, "a2", t5)
-    table.read(5.3, "c1", *(set(table.seen["c1"]) - {t3}))
-    table.read(5.3, "b1", *table.seen["b1"], t3)
-    # TAC goes on 0.35 s later: C3 off a5 onto a4, C3 off e5 onto e4.
-    c3a, c3e = table.uid("a5", "C3"), table.uid("e5", "C3")
-    table.read(5.65, "a5", *(set(table.seen["a5"]) - {c3a}))
-    table.contact(5.66, "a4", True)
-    table.read(5.664, "a4", c3a)
-    table.read(5.8, "e5", *(set(table.seen["e5"]) - {c3e}))
-    table.contact(5.81, "e4", True)
-    table.read(5.814, "e4", c3e)
+    turn_a1_a2_c1_b1(table)
+    turn_a5_a4_e5_e4(table, 5.65)  # TAC goes on 0.35 s later
     table.until(8.0)
     assert table.taken() == [table.position_after("a1-a2 c1-b1"),
                              table.position_after("a1-a2 c1-b1", "a5-a4 e5-e4")]
@@ -231,21 +240,11 @@ def test_a_far_stacks_reader_missing_a_tag_and_reading_it_again_does_not_delay_a
     player's first step, and was taken only with it (on the table, where the other player
     had to pass, both turns were missed)."""
     table = Table()
-    t5, t3, c4 = table.uid("a1", "T5"), table.uid("c1", "T3"), table.uid("b5", "C4")
-    table.read(5.0, "a1", *(set(table.seen["a1"]) - {t5}))
-    table.contact(5.1, "a2", True)
-    table.read(5.104, "a2", t5)
-    table.read(5.3, "c1", *(set(table.seen["c1"]) - {t3}))
-    table.read(5.3, "b1", *table.seen["b1"], t3)  # the turn's picture: 'a1-a2 c1-b1'
+    c4 = table.uid("b5", "C4")
+    turn_a1_a2_c1_b1(table)  # the turn's picture at 5.3 s
     table.read(5.35, "b5", *(set(table.seen["b5"]) - {c4}))  # b5's reader misses C4
     table.read(5.65, "b5", *table.seen["b5"])  # and reads it again
-    c3a, c3e = table.uid("a5", "C3"), table.uid("e5", "C3")
-    table.read(5.8, "a5", *(set(table.seen["a5"]) - {c3a}))  # TAC's turn begins
-    table.contact(5.81, "a4", True)
-    table.read(5.814, "a4", c3a)
-    table.read(5.95, "e5", *(set(table.seen["e5"]) - {c3e}))
-    table.contact(5.96, "e4", True)
-    table.read(5.964, "e4", c3e)
+    turn_a5_a4_e5_e4(table, 5.8)
     table.until(8.0)
     first = table.accepted()[0]
     assert (first.how, round(first.t, 3)) == (Acceptance.RESTED, 5.75)
