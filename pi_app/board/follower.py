@@ -58,7 +58,6 @@ firmware measures and reports, or the board file's until its first report:
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -905,7 +904,7 @@ class Follower(Generic[S, M]):
         rested, after its player had begun to undo it.)"""
         here = self.position.here
         for uid, (home, other, at) in self.tracker.contested(now, recent=True).items():
-            if at <= self._moved_at or _near(self.geometry, home, other):
+            if at <= self._moved_at or self.geometry.near(home, other):
                 continue
             picture = _moved_reads(observation, [(uid, (home, other, at))], self.registry)
             if picture is None or not picture.complete or \
@@ -1376,14 +1375,6 @@ def _forced(position: Position) -> Option | None:
     there is none, or when the players choose (several such moves, or pieces could move)."""
     silent = _only_silent(position)
     return silent[0] if len(silent) == 1 else None
-
-
-def _near(geometry: Geometry, one: str, other: str) -> bool:
-    """Are the two cells neighbours (centres within 1.5 cell widths), whose readers may read
-    each other's tags?"""
-    a, b = geometry.cell(one), geometry.cell(other)
-    reach = 1.5 * max(*a.size_mm, *b.size_mm)
-    return bool(math.dist(a.center_mm, b.center_mm) <= reach)
 
 
 def _moved_reads(observation: Observation, moves: Sequence[tuple[str, tuple[str, str, float]]],

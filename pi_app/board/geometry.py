@@ -12,6 +12,7 @@ because a station must say what is wrong with its own set-up.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -92,6 +93,13 @@ class Geometry:
     def cell_of_presence(self, sensor: int) -> Cell | None:
         """The cell a presence sensor sits under (None for an unused sensor)."""
         return self._by_presence.get(sensor)
+
+    def near(self, one: str, other: str) -> bool:
+        """Are the two cells close enough for a reader under one to pick up a tag lying on
+        the other (centres within 1.5 cell widths)? The simulated sensors make such reads
+        and the follower must not take them for moves, so both ask here."""
+        a, b = self.cell(one), self.cell(other)
+        return math.dist(a.center_mm, b.center_mm) <= 1.5 * max(*a.size_mm, *b.size_mm)
 
     def names(self, kind: str = "cell") -> tuple[str, ...]:
         """Cell names of one kind, in file order."""

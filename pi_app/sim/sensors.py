@@ -382,10 +382,7 @@ class SensorModel:
 
 
 def _adjacent(geometry: Geometry, cell: Cell) -> list[Cell]:
-    """The reader cells of ``cell``'s kind whose centres are within 1.5 cell widths: those
-    whose tags a reader at a short pitch can pick up."""
-    reach = 1.5 * max(cell.size_mm)
-    x, y = cell.center_mm
+    """The reader cells of ``cell``'s kind near enough to read its tags (:meth:`Geometry.near`)."""
     return [c for c in geometry.cells
             if c.kind == cell.kind and c.name != cell.name and c.reader is not None
-            and ((c.center_mm[0] - x) ** 2 + (c.center_mm[1] - y) ** 2) ** 0.5 <= reach]
+            and geometry.near(cell.name, c.name)]
