@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from rig import Rig
 from test_board_manami_tactiki import TOTEM_ON_B2, manami, tactiki
-from test_board_topple import start
+from test_board_topple import slots, start
 
 from pi_app.board.equipment import registry_for
 from pi_app.board.follower import Guidance, MoveAccepted, MoveRevised, Outcome
@@ -394,6 +394,39 @@ def test_the_next_players_swaps_through_the_old_line_keep_the_last_move_in_quest
     rig.press("ok")
     rig.wait_until(rig.now + 1.0)
     assert [t for _, t in rig.follower.history][-2:] == ["up1 Lokahi", "up3 Hookipa"]
+
+
+def test_three_quick_moves_that_sum_to_one_are_three_moves() -> None:
+    """Akamai up one, Huhu up one, then Lokahi up three, each begun 0.8 s after the last came
+    to rest: the line ends as Lokahi up one alone would leave it. But the first picture put
+    Lokahi below Akamai, a cell that move never touches, and rested there: the three moves are
+    taken, in order. (Zero-noise accuracy bench, Topple table 1000019: the single Up 1 was
+    taken and the game went on one move off, 10 phantom and 12 missed.) The second player has
+    no Up 2 left, so the first move and one more cannot make the picture: nothing to ask."""
+    rig = Rig("topple", start(["up1 Kapu", "up2 Huhu"]))
+    assert [slots(rig, f"s{i}") for i in range(4, 8)] == ["Nui", "Lokahi", "Akamai", "Huhu"]
+    out = swap_up(rig, "Akamai", "s6", "Lokahi", "s5", linger=0.8)
+    out += swap_up(rig, "Huhu", "s7", "Lokahi", "s6", linger=0.8)
+    out += rig.act(("lift", "Lokahi", "s7"), ("lift", "Huhu", "s6"), ("put", "Huhu", "s7"),
+                   ("lift", "Akamai", "s5"), ("put", "Akamai", "s6"), ("lift", "Nui", "s4"),
+                   ("put", "Nui", "s5"), ("put", "Lokahi", "s4"), gap=0.15, linger=2.0)
+    assert Rig.accepted(out) == ["up1 Akamai", "up1 Huhu", "up3 Lokahi"]
+    assert Rig.prompts(out) == [] and Rig.guidance(out) == []
+
+
+def test_a_tiki_up_twice_then_back_down_is_three_moves() -> None:
+    """Lokahi up one, the next player's Lokahi up one again, then Eepo up one back past it,
+    each begun 0.8 and 0.5 s after the last came to rest: the line ends as the first move
+    left it. The third hand lifts Lokahi before Eepo, a swap the position does not list as on
+    its way, so for a moment only the first move explains the picture; the second is kept
+    while that hand holds a tiki. All three are taken. (Zero-noise Topple table 1000103: the
+    first alone was taken, 4 phantom and 6 missed after it.)"""
+    rig = Rig("topple", start(["up2 Huhu", "up2 Wikiwiki"]))  # (no Up 2 left: no question)
+    out = swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.8)
+    out += swap_up(rig, "Lokahi", "s4", "Eepo", "s3", linger=0.5)
+    out += swap_up(rig, "Lokahi", "s3", "Eepo", "s4", linger=2.0)
+    assert Rig.accepted(out) == ["up1 Lokahi", "up1 Lokahi", "up1 Eepo"]
+    assert Rig.prompts(out) == [] and Rig.guidance(out) == []
 
 
 def test_a_card_two_options_share_answers_nothing() -> None:

@@ -611,6 +611,12 @@ class Follower(Generic[S, M]):
                 self._asking = _Asking(PromptKind.AMBIGUOUS, key, (*decision.options, split))
                 out.append(self._prompt(now))
             return out
+        if self._strayed(decision, observation):
+            chained = self._after_held(observation, Verdict.IN_PROGRESS if verdict is
+                                       Verdict.SETTLING else Verdict.UNKNOWN, quiet, now)
+            if chained:
+                self._held = []
+            return out + (chained or [])  # (taken, or waiting as the held moves wait)
         if verdict is not Verdict.SETTLING:
             chained = self._after_held(observation, verdict, quiet, now)
             if chained or (verdict is Verdict.UNCHANGED and not (
@@ -785,21 +791,29 @@ class Follower(Generic[S, M]):
             decision = after.classify(observation)
             if decision.verdict not in (Verdict.UNKNOWN, Verdict.TAKEBACK) and \
                     not self._went_on(index, decision, observation):
+                if self._in_hand_after(index + 1, observation, quiet):
+                    return []
                 del self._held[index + 1:]
                 break
         last = self._held[-1][0]
-        if decision.verdict is Verdict.SETTLING and quiet >= self.settle and (
-                verdict is Verdict.IN_PROGRESS or (decision.options[0].lifts_only and (
-                    self._held_pause >= self.settle_next if len(self._held) == 1
-                    else last.lifts_only))):
+        settling = decision.verdict is Verdict.SETTLING and quiet >= self.settle and (
+            verdict is Verdict.IN_PROGRESS or (decision.options[0].lifts_only and (
+                self._held_pause >= self.settle_next if len(self._held) == 1
+                else last.lifts_only)))
+        rested = decision.verdict is Verdict.MOVE and verdict is Verdict.IN_PROGRESS and \
+            quiet >= self.settle_next and not last.lifts_only
+        if settling or rested:
             # One more removal, or a move that may be the held one's hand still going on (on
             # the way to a longer move of the position): held too, until it is proven. (Not
             # a removal the same hand made: lifted sooner than the next player starts, or
-            # after such a move. A hand in the middle of a Topple holds tikis.)
+            # after such a move. A hand in the middle of a Topple holds tikis.) A clear move
+            # after them that rested as long as the next player takes to start is held too,
+            # so that where the board goes next is judged with it (:meth:`_strayed`).
             self._held.append((decision.options[0], None))
             return []
         if decision.verdict is Verdict.UNCHANGED and len(self._held) > 1:
-            if quiet < self._rest_needed(self._held[-1][0]):
+            if quiet < self._rest_needed(self._held[-1][0]) or (
+                    verdict is Verdict.IN_PROGRESS and quiet < self.settle_long):
                 return []  # (more pieces gone is no proof yet: a hand may hold them)
         elif verdict is Verdict.IN_PROGRESS and quiet < self.settle_long:
             return None
@@ -985,6 +999,30 @@ class Follower(Generic[S, M]):
                 return held
         return None
 
+    def _strayed(self, decision: Decision, observation: Observation) -> bool:
+        """Is the position's own move that ``decision`` names no longer the likely one, though
+        the picture is it? When a held move's picture changed a cell that move leaves as it
+        was (a hand making it would not have set a piece there and let go), and the held moves
+        with the next players' explain the picture too: they are taken instead, in order.
+        (Zero-noise Topple table 1000019: 'up1 Wikiwiki', 'up1 Eepo' and 'up3 Huhu', each
+        begun 0.8 s after the last rested, made the picture of 'up1 Huhu', which was taken;
+        the game went on one move off, 10 phantom, 12 missed.) A held move on the way to it
+        (an Up 1, then the same hand's Up 2), or one that with a single next move makes the
+        picture, is asked about first (:meth:`_split`)."""
+        if not self._held or decision.verdict not in (Verdict.MOVE, Verdict.SETTLING):
+            return False
+        target = decision.options[0].placement
+        if all(all(held == here or moved != here for (_, held), (_, here), (_, moved) in
+                   zip(option.placement, self.position.here, target, strict=True))
+               for option, _ in self._held):
+            return False
+        for index in range(len(self._held)):
+            chain = self._held_after(index).classify(observation)
+            if chain.verdict in (Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS) and \
+                    not any(o.lifts_only for o in chain.options):
+                return True
+        return False
+
     def _still_held(self, observation: Observation) -> bool:
         """Does the held move stay held though the picture is another move of the position?
         When it rested long enough for the next player to start and the picture is on the way
@@ -996,6 +1034,23 @@ class Follower(Generic[S, M]):
         return self._held_after(0).classify(observation).verdict in (
             Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.IN_PROGRESS,
             Verdict.TAKEBACK)  # (the board as before it: the next hand swapped it back)
+
+    def _in_hand_after(self, index: int, observation: Observation, quiet: float) -> bool:
+        """Is the next player's hand, for a moment, in the middle of a move from the position
+        after the ``index``-th held move, one that rested as long as the next player takes to
+        start? Then a picture an earlier held move explains does not drop it yet: the hand
+        holds a piece (the picture is incomplete), and a swap made in an order the position
+        does not list as on the way passes through pictures only the earlier one explains.
+        (Zero-noise Topple table 1000103: Huhu up one, Huhu up one again 0.9 s later, then
+        Nani up one 0.6 s after that, its hand lifting Huhu first: the second Up 1 was
+        dropped, and the board ended as the first left it: one move taken for three.)"""
+        if index >= len(self._held) or quiet >= self.grace:
+            return False
+        held = self._held[index][0]
+        if held.lifts_only or self._held_paused.get(held, 0.0) < self.settle_next:
+            return False
+        return not _all_on_board(self._held_after(index).here, observation,
+                                 self._presence_pieces)
 
     def _went_on(self, index: int, decision: Decision, observation: Observation) -> bool:
         """Was the ``index``-th held move, held after the first because the hand might be
