@@ -297,3 +297,33 @@ def test_a_token_carried_over_the_stack_onto_a3_still_revises_the_move(tmp_path:
     table.until(6.0)
     assert table.texts()[-1] == "b2-b3-a3"
     assert table.station.status.guidance is None
+
+
+#: Zero-noise accuracy table 1000049 (player 0 first) up to the move it lost.
+TABLE_1000049 = {"a1": -1, "b1": 1, "c1": 0, "a2": 1, "b2": 0, "c2": 0, "a3": 1, "b3": 2, "c3": 1}
+BEFORE_1000049 = [
+    "place a3", "place b3", "a3-b3", "place a3", "place b1", "a3-b3", "b1-c1", "place a3",
+    "place a1", "place b3", "place a2", "place b2", "a2-a3", "b3-c3", "c1-b1", "b2-b3",
+    "a3-b3-b2", "place c2", "a1-b1", "b3-b2-b1", "place a2", "place c1", "place b1", "c3-b3",
+    "a2-b2", "c2-c1", "place a3", "c1-c2-c3", "b1-c1", "place a2", "a3-b3", "c2-b2", "b3-b2-c2",
+    "a2-a1", "c2-c1", "place a2", "c1-c2-b2", "c3-c2", "place a3", "a2-a1", "place b1",
+    "a1-a2-a3", "place c1", "place b3", "c1-c2", "a3-a2-a1", "place c2", "place c1"]
+
+
+def test_a_totem_carried_a_token_at_a_time_does_not_revise_the_move_before() -> None:
+    """a2-a1-b1 is taken; 0.8 s after it rested the next player moves the totem it left on a1
+    a token at a time, the first straight to b2, the end of its path a1-b1-b2, and the other,
+    still lying on a1, 0.6 s later. From the position before, that picture is a2-b2-b1 (the token on b2, not a1); from
+    the position now it is the next move under way, and it is taken as that. (Zero-noise
+    accuracy bench, table 1000049: a2-a1-b1 was revised into a2-b2-b1, one phantom, one
+    missed.)"""
+    result = replay({"game": "manami", "villages": TABLE_1000049, "first": 0,
+                     "moves": BEFORE_1000049})
+    assert result.ok, result.error
+    rig = Rig("manami", result.state)
+    out = rig.act(("lift", "p0", "a2"), ("put", "p0", "b1"), ("lift", "p1", "a2"),
+                  ("put", "p1", "a1"), gap=0.2, linger=0.6)
+    out += rig.act(("lift", "p1", "a1"), ("put", "p1", "b2"), gap=0.2, linger=0.45)
+    out += rig.act(("lift", "p1", "a1"), ("put", "p1", "b1"), gap=0.6, linger=2.0)
+    assert Rig.accepted(out) == ["a2-a1-b1", "a1-b1-b2"]
+    assert [t for _, t in rig.follower.history][-2:] == ["a2-a1-b1", "a1-b1-b2"]

@@ -101,6 +101,7 @@ class Position:
         # Moves that reach the same position (same key) are one option; each distinct way
         # of making it by hand adds its picture (TacTiki: stepping the other copy of a rank).
         groups: dict[Any, list[tuple[Any, Any]]] = {}
+        loose: list[tuple[ViewKey, Option]] = []
         for move in game.ways(state):
             after = game.apply(state, move)
             groups.setdefault(game.position_key(after), []).append((move, after))
@@ -125,9 +126,14 @@ class Position:
                 for untidy, tidied in pairwise(keys):
                     if untidy != tidied and _only_removes(untidy, tidied):
                         position.tidy[untidy] = tidied
+                loose += [(view_key(view, cells), option)
+                          for view in game.loose_views(state, way)]
         for placement, options in position.by_placement.items():
             if placement in position.transit:
                 options[:] = [replace(o, extendable=True) for o in options]
+        for key, option in loose:  # (no move waits for these: other hands' orders)
+            if key != here and key not in position.by_placement:
+                position.transit.setdefault(key, []).append(option)
         for plies, earlier in enumerate(earlier_states, start=1):
             key = view_key(game.expected_view(earlier), cells)
             if key != here:

@@ -324,6 +324,13 @@ class Game(abc.ABC, Generic[S, M]):
         """
         return []
 
+    def loose_views(self, state: S, move: M) -> list[View]:
+        """Views a hand may also pass through while making ``move``, in an order of its own
+        (pieces carried one at a time): not steps on the move's way, so no other move waits
+        for them and a simulated hand does not follow them, but a picture the move explains
+        while it is under way. The default: none."""
+        return []
+
     # -- records ---------------------------------------------------------------------------------
     @abc.abstractmethod
     def record_segments(self, record: JSON) -> list[Segment[S]]:

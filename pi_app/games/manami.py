@@ -783,6 +783,28 @@ class ManamiGame(Game[ManamiState, Move]):
                 views.append(self.expected_view(state._replace(stacks=tuple(stacks))))
         return views
 
+    def loose_views(self, state: ManamiState, move: Move) -> list[View]:
+        """A totem of two carried a token at a time: one set on a village of its path while
+        the other still lies on the totem's own (zero-noise accuracy table 1000049: that
+        picture, unexplained from the position after the move before, revised that move into
+        another path)."""
+        if move.kind != STEP or move not in self.legal_moves(state):
+            return []
+        path, stacks = move.cells, state.stacks
+        token_stack = stacks[path[0]]
+        if len(token_stack) != 2:
+            return []
+        views: list[View] = []
+        for kept, carried in ((token_stack[:1], token_stack[1:]),
+                              (token_stack[1:], token_stack[:1])):
+            for village in path[1:]:
+                lands = list(stacks)
+                lands[path[0]], lands[village] = kept, stacks[village] + carried
+                view = self.expected_view(state._replace(stacks=tuple(lands)))
+                if view not in views:
+                    views.append(view)
+        return views
+
     def pieces(self, state: ManamiState) -> list[str]:
         """Every token as ``expected_view`` names it; the shaman is not sensed."""
         return ["p0"] * state.options.tokens + ["p1"] * state.options.tokens

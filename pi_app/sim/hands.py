@@ -68,14 +68,16 @@ class Noise:
                    hover=carried)
 
     @classmethod
-    def varied(cls, rng: random.Random, carried: bool = False) -> Noise:
+    def varied(cls, rng: random.Random, carried: bool = False, scale: float = 1.0) -> Noise:
         """One player's hands, drawn at random: some slide or hover a lot, some knock or
-        fumble, some hesitate; none of them is the project's one steady player."""
+        fumble, some hesitate; none of them is the project's one steady player. ``scale``
+        makes every mishap that much rarer (the draws are the same, so a table keeps its
+        players' ways at any scale)."""
         dwell = (0.02, 0.15) if carried else (0.05, 0.3)
-        return cls(slide=rng.uniform(0.0, 0.35), hesitate=rng.uniform(0.0, 0.2),
-                   knock=rng.uniform(0.0, 0.1), swap_style=rng.uniform(0.0, 0.6),
+        return cls(slide=scale * rng.uniform(0.0, 0.35), hesitate=scale * rng.uniform(0.0, 0.2),
+                   knock=scale * rng.uniform(0.0, 0.1), swap_style=rng.uniform(0.0, 0.6),
                    slide_dwell=dwell, hover=carried or rng.random() < 0.3,
-                   fumble=rng.uniform(0.0, 0.1))
+                   fumble=scale * rng.uniform(0.0, 0.1))
 
 
 @dataclass

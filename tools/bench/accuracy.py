@@ -1,11 +1,14 @@
 """Move inference on simulated noisy play: accuracy, decision time and settle cost, as JSON.
 
-Run ``python -m tools.bench.accuracy [--moves N] [--game NAME] [--seed S] [--players P]``.
+Run ``python -m tools.bench.accuracy [--moves N] [--game NAME] [--seed S] [--players P]
+[--clean | --low]``.
 ``--players steady`` (the default) are the project's first simulated players: they wait until
 the station has settled after every move. ``--players varied`` keep real players' pace (the next
 move 0.5-4 s after the last came to rest, illegal attempts undone after 1-3 s), each table's
 hands drawn at random (fast or slow, sliding, hovering, knocking, fumbling) on sensors whose
-empty contacts chatter and close early. Simulated hands play
+empty contacts chatter and close early. ``--clean`` plays without noise or mischief (zero
+noise); ``--low`` keeps the varied players' ways and their illegal moves and takebacks but
+makes each mishap of hands and sensors a quarter as likely (low noise). Simulated hands play
 whole games (slides across neighbours, hesitations, knocked pieces, reader misses, presence
 flicker, deliberate illegal moves, takebacks) through the real tracker, inference and follower.
 Reported per game:
@@ -55,6 +58,8 @@ from pi_app.sim.hands import Noise
 from pi_app.sim.table import Pace, Rates, SimTable, TableStats
 
 PLAYERS = ("steady", "varied")
+#: ``--low``: the varied players' mishaps, hands and sensors alike, at this share of the default.
+LOW = 0.25
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -111,7 +116,8 @@ def clear_move(game: Game[Any, Any], before: Any, after: Any) -> bool:
 
 
 def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
-        players: str = "steady", tables: list[int] | None = None) -> dict[str, Any]:
+        players: str = "steady", tables: list[int] | None = None,
+        scale: float = 1.0) -> dict[str, Any]:
     """Play games of ``game_name`` until ``moves`` moves were made; the figures. Each game is
     one table with its own seed (``seed * 1_000_003 + n``); ``tables`` plays only the tables
     of those seeds (one game each), to replay the ones ``bad_tables`` lists."""
@@ -126,7 +132,7 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
     for table_seed in seeds:
         if tables is None and total.moves_made >= moves:
             break
-        stats = play_table(game_name, table_seed, noisy=noisy, players=players)
+        stats = play_table(game_name, table_seed, noisy=noisy, players=players, scale=scale)
         if stats.phantom or stats.missed:
             bad.append({"seed": table_seed, "phantom": stats.phantom, "missed": stats.missed,
                         "failures": stats.failures})
@@ -203,8 +209,9 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
 
 
 def play_table(game_name: str, seed: int, *, noisy: bool = True,
-               players: str = "steady") -> TableStats:
-    """One whole game at one table seeded ``seed``: steady or varied players, noisy or clean."""
+               players: str = "steady", scale: float = 1.0) -> TableStats:
+    """One whole game at one table seeded ``seed``: steady or varied players, noisy or clean;
+    ``scale`` (varied players) makes every mishap of hands and sensors that much rarer."""
     game = get_game(game_name)
     geometry = load_geometry(game_name)
     registry = registry_for(game_name)
@@ -213,13 +220,13 @@ def play_table(game_name: str, seed: int, *, noisy: bool = True,
     if players == "varied":
         fast = rng.uniform(0.06, 0.3)
         table = SimTable(game, geometry, registry, rng,
-                         noise=Noise.varied(rng, carried) if noisy else Noise.clean(),
+                         noise=Noise.varied(rng, carried, scale) if noisy else Noise.clean(),
                          rates=Rates.table() if noisy else Rates(), pace=Pace(),
                          hand_pace=(fast, fast + rng.uniform(0.1, 0.6)),
-                         miss=rng.uniform(0.0, 0.08) if noisy else 0.0,
-                         flicker=rng.uniform(0.0, 0.1) if noisy else 0.0,
-                         chatter=rng.uniform(0.0, 0.02) if noisy else 0.0,
-                         early=rng.uniform(0.0, 0.2) if noisy else 0.0)
+                         miss=scale * rng.uniform(0.0, 0.08) if noisy else 0.0,
+                         flicker=scale * rng.uniform(0.0, 0.1) if noisy else 0.0,
+                         chatter=scale * rng.uniform(0.0, 0.02) if noisy else 0.0,
+                         early=scale * rng.uniform(0.0, 0.2) if noisy else 0.0)
     else:
         table = SimTable(game, geometry, registry, rng,
                          noise=Noise.table(carried=carried) if noisy else Noise.clean(),
@@ -234,6 +241,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clean", action="store_true", help="no noise, no mischief")
+    parser.add_argument("--low", action="store_true",
+                        help="varied players at low noise: every mishap of hands and sensors "
+                             "a quarter as likely (illegal moves and takebacks as usual)")
     parser.add_argument("--players", choices=PLAYERS, default="steady",
                         help="steady: wait for the station after every move; varied: real pace")
     parser.add_argument("--table", type=int, action="append",
@@ -246,8 +256,10 @@ def main(argv: list[str] | None = None) -> None:
         except ModuleNotFoundError:
             continue
         figures[name] = run(name, args.moves, args.seed, noisy=not args.clean,
-                            players=args.players, tables=args.table)
+                            players=args.players, tables=args.table,
+                            scale=LOW if args.low else 1.0)
     print(json.dumps({"benchmark": "accuracy", "noisy": not args.clean, "players": args.players,
+                      "noise_scale": 0.0 if args.clean else LOW if args.low else 1.0,
                       "machine": {"cpu": platform.processor() or platform.machine(),
                                   "python": platform.python_version()},
                       "figures": _no_nan(figures)}, indent=2, allow_nan=False))
