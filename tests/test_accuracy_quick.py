@@ -115,3 +115,17 @@ def test_the_report_lists_the_tables_with_unreported_attempts(
     assert (figures["illegal_made"], figures["illegal_reported"]) == (4, 2)
     assert figures["unreported_tables"] == [{"seed": 7, "attempts": ["attempt at table 7"]},
                                             {"seed": 9, "attempts": ["attempt at table 9"]}]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "table"), [
+    ("topple", 1000019),   # three quick moves summing to one (tests/test_inference_pace.py)
+    ("topple", 1000103),   # up, up again, back down: the second kept while a hand holds a tiki
+    ("manami", 1000049),   # a totem carried a token at a time (tests/test_manami_pace.py)
+    ("tactiki", 1000016),  # a fight's losers taken off before the question was answered
+])
+def test_the_zero_noise_tables_once_lost_are_followed_exactly(game: str, table: int) -> None:
+    """The whole games, at real pace with no noise, in which the station once lost moves
+    (`python -m tools.bench.accuracy --moves 10000 --players varied --clean`)."""
+    stats = accuracy.play_table(game, table, noisy=False, players="varied")
+    assert (stats.phantom, stats.missed, stats.failures) == (0, 0, [])

@@ -313,10 +313,10 @@ BEFORE_1000049 = [
 def test_a_totem_carried_a_token_at_a_time_does_not_revise_the_move_before() -> None:
     """a2-a1-b1 is taken; 0.8 s after it rested the next player moves the totem it left on a1
     a token at a time, the first straight to b2, the end of its path a1-b1-b2, and the other,
-    still lying on a1, 0.6 s later. From the position before, that picture is a2-b2-b1 (the token on b2, not a1); from
-    the position now it is the next move under way, and it is taken as that. (Zero-noise
-    accuracy bench, table 1000049: a2-a1-b1 was revised into a2-b2-b1, one phantom, one
-    missed.)"""
+    still lying on a1, 0.6 s later. From the position before, the picture between is a2-b2-b1
+    (the token on b2, not a1); from the position now it is the next move under way, and it is
+    taken as that. (Zero-noise accuracy bench, table 1000049: a2-a1-b1 was revised into
+    a2-b2-b1, one phantom, one missed.)"""
     result = replay({"game": "manami", "villages": TABLE_1000049, "first": 0,
                      "moves": BEFORE_1000049})
     assert result.ok, result.error

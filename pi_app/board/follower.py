@@ -958,7 +958,10 @@ class Follower(Generic[S, M]):
         read up to a cycle after it rests, and the question waits ``settle`` after that).
         Cleared, the question left a picture nothing explains (varied-pace table 1000003 at
         1.04 s: 'c4-b4 a4-b4' and the next turn both missed); it stays until the players
-        answer it, and the next move is judged from their answer."""
+        answer it, and the next move is judged from their answer. So it does when the players
+        tidy up after one of its options before they answer (zero-noise TacTiki table 1000016:
+        a fight's losers taken off cleared the question, then the loser's reincarnation was
+        judged from the position before the fight: that move and the next missed)."""
         asking = self._asking
         if asking is None or asking.kind is not PromptKind.AMBIGUOUS or \
                 self.position.classify(observation).verdict is not Verdict.UNKNOWN:
@@ -969,10 +972,12 @@ class Follower(Generic[S, M]):
                 earlier = [self.state, *(s for s, _ in reversed(self.history))]
                 after = asking.after[index] = Position.build(
                     self.game, option.state, self.cells, earlier[:TAKEBACK_DEPTH])
+            if option.has_follow_up and between(observation, option.final, option.placement):
+                return True  # (its follow-up under way: a fight's losers taken off)
             verdict = after.classify(observation).verdict
-            if verdict in (
-                    Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.IN_PROGRESS):
-                return True
+            if verdict in (Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS,
+                           Verdict.IN_PROGRESS, Verdict.UNCHANGED):
+                return True  # (unchanged: its follow-up done)
             if verdict is Verdict.UNKNOWN and quiet < self.grace and not _all_on_board(
                     after.here, observation, self._presence_pieces):
                 return True  # a piece in the next player's hand, for a moment (table 1000011)
