@@ -18,6 +18,7 @@ from pi_app.board.equipment import registry_for
 from pi_app.board.follower import Follower
 from pi_app.board.geometry import load_geometry
 from pi_app.games import get_game
+from pi_app.sim.hands import Noise
 from pi_app.sim.table import FollowerReferee, Pace, SimTable, TableStats
 from tools.bench import accuracy
 from tools.bench.accuracy import clear_move, main, run
@@ -129,3 +130,15 @@ def test_the_zero_noise_tables_once_lost_are_followed_exactly(game: str, table: 
     (`python -m tools.bench.accuracy --moves 10000 --players varied --clean`)."""
     stats = accuracy.play_table(game, table, noisy=False, players="varied")
     assert (stats.phantom, stats.missed, stats.failures) == (0, 0, [])
+
+
+def test_low_noise_is_the_same_players_with_rarer_mishaps() -> None:
+    """``--low``: each table keeps its players' ways (the same draws: pace, swap style,
+    hover) and each mishap is a quarter as likely, so a table's low-noise game differs from
+    its default one only where a mishap happened."""
+    default, low = (Noise.varied(random.Random(7), True, scale) for scale in (1.0, accuracy.LOW))
+    assert (low.swap_style, low.hover, low.slide_dwell) == (
+        default.swap_style, default.hover, default.slide_dwell)
+    for mishap in ("slide", "hesitate", "knock", "fumble"):
+        assert getattr(low, mishap) == pytest.approx(accuracy.LOW * getattr(default, mishap))
+        assert getattr(default, mishap) > 0
