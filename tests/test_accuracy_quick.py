@@ -125,6 +125,9 @@ def test_the_report_lists_the_tables_with_unreported_attempts(
     ("manami", 1000049, 0.0),   # a totem carried a token at a time (test_manami_pace.py)
     ("tactiki", 1000016, 0.0),  # a fight's losers taken off before the question was answered
     ("topple", 1000134, accuracy.LOW),  # a Toast 0.98 s after a held move's next move
+    ("tactiki", 1000010, accuracy.LOW),  # a turn onto a stack read late: held at once
+    ("tactiki", 1000056, accuracy.LOW),
+    ("tactiki", 1000045, accuracy.LOW),  # both steps off one stack, the lower piece first
 ])
 def test_the_tables_once_lost_are_followed_exactly(game: str, table: int, scale: float) -> None:
     """The whole games, at real pace with no noise (scale 0) or low noise, in which the

@@ -648,12 +648,15 @@ class Follower(Generic[S, M]):
                 return out + self._accept(option, now, quiet, Acceptance.AT_ONCE)
             if quiet >= self._settle_min and not self._carried_past(option, now):
                 return out + self._accept(option, now, quiet, Acceptance.RESTED)
-            if quiet >= self.settle:
-                # A piece set on a stack, resting: held like a move that waits to rest, so
-                # the next player's move from it takes it (TacTiki, varied-pace table
-                # 1000003: 'd2-c2 e3-d3' rested 0.41 s, under settle_min, when the next
-                # player's reincarnation landed; both were missed).
-                self._hold(option, observation)
+            # A piece set on a stack: held like a move that waits to rest, so the next
+            # player's move from it takes it (TacTiki, varied-pace table 1000003: 'd2-c2
+            # e3-d3' rested 0.41 s, under settle_min, when the next player's reincarnation
+            # landed; both were missed). At once, not after ``settle``: a stack's reader may
+            # show the piece a scan cycle after it was set down, when the next player's hand
+            # is already on its way (low-noise tables 1000010 and 1000056: the turn seen
+            # complete 0.13-0.17 s before the next player's first lift; both turns missed).
+            # A piece only carried over the stack makes no move of the next player's from it.
+            self._hold(option, observation)
             return out
         if verdict is Verdict.SETTLING:
             option = decision.options[0]
