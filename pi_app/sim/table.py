@@ -399,6 +399,11 @@ class SimTable:
         self._tick_until(rest + gap, asked=True)
         if self._open_prompt() is not None or self._last_guidance() is not None:
             self.end_row()  # the players stop for the question or the mismatch
+        else:
+            # The next player starts ``gap`` after the rest, not at the station's last
+            # deadline before it (the clock stood there: about 1 % of the next moves began
+            # under 0.5 s, the quickest start this pace promises).
+            self.now = max(self.now, rest + gap)
 
     def end_row(self) -> None:
         """The players stop: let the station settle, then judge the moves made in a row.
