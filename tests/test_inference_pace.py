@@ -144,6 +144,17 @@ def swap_up(rig: Rig, tiki: str, cell: str, above: str, above_cell: str, *, gap:
                    ("put", above, cell), gap=gap, linger=linger)
 
 
+def up_three(rig: Rig, tiki: str, slot: int, above: list[str], *,
+             linger: float) -> list[Outcome]:
+    """A hand lifts ``tiki`` off slot ``slot``, moves each tiki ``above`` it (nearest first)
+    down one slot, and sets it down three slots up."""
+    steps: list[tuple[str, str, str | None]] = [("lift", tiki, f"s{slot}")]
+    for k, name in enumerate(above, start=1):
+        steps += [("lift", name, f"s{slot - k}"), ("put", name, f"s{slot - k + 1}")]
+    steps.append(("put", tiki, f"s{slot - len(above)}"))
+    return rig.act(*steps, gap=0.15, linger=linger)
+
+
 def test_a_chattering_empty_cell_does_not_hold_up_a_move() -> None:
     """The presence contact of the empty bottom slot chatters (closed for 30 ms every 0.25 s,
     shorter than the debounce) while the next player swaps Lokahi up one: the chatter is no
@@ -370,9 +381,7 @@ def test_a_move_in_the_middle_of_a_row_that_looks_like_a_hand_going_on_is_taken(
     rig = Rig("topple", toasted())
     out = swap_up(rig, "Lokahi", "s5", "Nui", "s4", linger=0.45)
     out += swap_up(rig, "Akamai", "s6", "Nui", "s5", linger=0.4)
-    out += rig.act(("lift", "Huhu", "s9"), ("lift", "Wikiwiki", "s8"), ("put", "Wikiwiki", "s9"),
-                   ("lift", "Nani", "s7"), ("put", "Nani", "s8"), ("lift", "Nui", "s6"),
-                   ("put", "Nui", "s7"), ("put", "Huhu", "s6"), gap=0.15, linger=1.5)
+    out += up_three(rig, "Huhu", 9, ["Wikiwiki", "Nani", "Nui"], linger=1.5)
     assert Rig.accepted(out) == ["up1 Lokahi", "up1 Akamai", "up3 Huhu"]
     assert Rig.guidance(out) == []
 
@@ -407,9 +416,7 @@ def test_three_quick_moves_that_sum_to_one_are_three_moves() -> None:
     assert [slots(rig, f"s{i}") for i in range(4, 8)] == ["Nui", "Lokahi", "Akamai", "Huhu"]
     out = swap_up(rig, "Akamai", "s6", "Lokahi", "s5", linger=0.8)
     out += swap_up(rig, "Huhu", "s7", "Lokahi", "s6", linger=0.8)
-    out += rig.act(("lift", "Lokahi", "s7"), ("lift", "Huhu", "s6"), ("put", "Huhu", "s7"),
-                   ("lift", "Akamai", "s5"), ("put", "Akamai", "s6"), ("lift", "Nui", "s4"),
-                   ("put", "Nui", "s5"), ("put", "Lokahi", "s4"), gap=0.15, linger=2.0)
+    out += up_three(rig, "Lokahi", 7, ["Huhu", "Akamai", "Nui"], linger=2.0)
     assert Rig.accepted(out) == ["up1 Akamai", "up1 Huhu", "up3 Lokahi"]
     assert Rig.prompts(out) == [] and Rig.guidance(out) == []
 
