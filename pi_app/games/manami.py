@@ -787,8 +787,9 @@ class ManamiGame(Game[ManamiState, Move]):
         """A totem of two carried a token at a time: one set on a village of its path while
         the other still lies on the totem's own (zero-noise accuracy table 1000049: that
         picture, unexplained from the position after the move before, revised that move into
-        another path)."""
-        if move.kind != STEP or move not in self.legal_moves(state):
+        another path). ``move`` is legal (the inference asks for the position's own moves
+        only), so it is not generated again to check."""
+        if move.kind != STEP:
             return []
         path, stacks = move.cells, state.stacks
         token_stack = stacks[path[0]]
