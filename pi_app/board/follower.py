@@ -973,13 +973,13 @@ class Follower(Generic[S, M]):
                 self.position.classify(observation).verdict is not Verdict.UNKNOWN:
             return False  # (what the position explains is judged as before)
         for index, option in enumerate(asking.options):
+            if option.has_follow_up and between(observation, option.final, option.placement):
+                return True  # (its follow-up under way: a fight's losers taken off)
             after = asking.after.get(index)
             if after is None:
                 earlier = [self.state, *(s for s, _ in reversed(self.history))]
                 after = asking.after[index] = Position.build(
                     self.game, option.state, self.cells, earlier[:TAKEBACK_DEPTH])
-            if option.has_follow_up and between(observation, option.final, option.placement):
-                return True  # (its follow-up under way: a fight's losers taken off)
             verdict = after.classify(observation).verdict
             if verdict in (Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS,
                            Verdict.IN_PROGRESS, Verdict.UNCHANGED):

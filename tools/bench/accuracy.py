@@ -240,8 +240,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--moves", type=int, default=10_000, help="moves per game type")
     parser.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--clean", action="store_true", help="no noise, no mischief")
-    parser.add_argument("--low", action="store_true",
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument("--clean", action="store_true", help="no noise, no mischief")
+    noise.add_argument("--low", action="store_true",
                         help="varied players at low noise: every mishap of hands and sensors "
                              "a quarter as likely (illegal moves and takebacks as usual)")
     parser.add_argument("--players", choices=PLAYERS, default="steady",
