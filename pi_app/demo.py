@@ -407,6 +407,7 @@ class DemoPlayers:
                 return
             fields = prompt.options
             await self.players.change({c: () for c in fields})
+            await asyncio.sleep(max(0.3, 1.5 * cycle))  # seen empty before the first goes back
             for height in range(1, max(len(view[c]) for c in fields) + 1):
                 await self.players.change({c: tuple(view[c][:height]) for c in fields})
                 await asyncio.sleep(max(0.3, 1.5 * cycle))

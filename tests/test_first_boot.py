@@ -33,7 +33,14 @@ from test_game_change_and_names import play_then_stop, shows, until
 from pi_app.net.broker import free_port, wait_connectable
 from pi_app.referee.config import ConfigError, load_config, parse_config
 from pi_app.referee.daemon import Hardware
-from pi_app.referee.firstboot import FirstBoot, load_for_run, qr_address, write_private
+from pi_app.referee.firstboot import (
+    FirstBoot,
+    SetupError,
+    Wifi,
+    load_for_run,
+    qr_address,
+    write_private,
+)
 from pi_app.referee.qr import qr_code
 from pi_app.referee.station import Station
 
@@ -344,3 +351,20 @@ def test_tikiboard_run_goes_through_the_set_up_and_serves_the_new_station(
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     assert load_config(path).station.board == "Table-7"
+
+
+def test_a_wifi_name_that_begins_with_a_dash_never_reaches_nmcli(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nmcli reads an argument that begins with ``-`` as one of its options (issue 29): the
+    form refuses such a name, naming the field, and the joiner never runs nmcli with one."""
+    _config, setup = load_for_run(tmp_path / "t.toml", first_boot=True)
+    assert setup is not None
+    for ssid in ("-h", "--ask", "-"):
+        with pytest.raises(SetupError) as refused:
+            setup.answers_to_toml({**GOOD, "ssid": ssid})
+        assert refused.value.field == "ssid" and "'-'" in refused.value.words("en")
+    log = fake_nmcli(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    assert "nmcli option" in Wifi().connect("--ask", PASSPHRASE)
+    assert not log.exists()
+    assert Wifi().connect("Tiki-net", PASSPHRASE) == "" and log.exists()  # the fake runs

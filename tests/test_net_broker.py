@@ -247,7 +247,8 @@ def test_broker_files_say_what_the_docs_say(tmp_path: Path) -> None:
                                 referee_user="ref", referee_password="r")
     acl = files.acl.read_text()
     assert acl == acl_text("cup", "ref")
-    assert "pattern write tiki/cup/board/%u/#" in acl and "topic read tiki/cup/#" in acl
+    assert "pattern write tiki/cup/board/%u/state" in acl and "topic read tiki/cup/#" in acl
+    assert "%u/#" not in acl  # a station writes its leaves only (issue 29)
     passwd = files.passwd.read_text()
     assert "t1:$7$" in passwd and ":a\n" not in passwd          # hashed, never in clear
     conf = files.conf.read_text()

@@ -108,7 +108,7 @@ def test_setup_config_and_hash_password(tmp_path: Path, capsys: pytest.CaptureFi
     stations = json.loads((tmp_path / "stations.json").read_text())
     assert stations["t1"]["username"] == "t1" and stations["t1"]["topics"] == \
         "tiki/cup/board/t1/#"
-    assert (tmp_path / "broker" / "acl").read_text().count("%u") == 1
+    assert (tmp_path / "broker" / "acl").read_text().count("%u") == len(topics.LEAVES)
     config = load_config(tmp_path / "referee.toml")
     assert config.event == "cup" and config.broker.username == "referee"
     assert config.broker.password == (tmp_path / "referee.password").read_text().strip()

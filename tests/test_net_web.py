@@ -25,7 +25,7 @@ from pi_app.referee.feed import ActionError
 
 pytestmark = pytest.mark.realtime
 
-EVIL = "<script>alert('x')</script>"
+EVIL = "<script>alert('x')//"  # a name fits NAME_MAX (24): longer ones are refused whole
 PIN = "2468"
 
 

@@ -476,7 +476,10 @@ def test_tactiki_set_up_by_the_players_is_read_bottom_first(tmp_path: Path) -> N
     assert station.status.reading is None
     record = station.session.export()
     assert record["setup"] == chosen and record["moves"] == []
-    assert station.store.game(1).finished  # the placeholder game was set aside
+    # One game, its dealt set-up replaced by the stacks read: no closed game is left behind
+    # with a set-up of the pieces on the board (issue 29: its record was public, ranks and all).
+    assert [g.id for g in station.store.games()] == [1] and not station.store.game(1).finished
+    assert station.store.game(1).setup["setup"] == chosen
     assert replay(record).state == station.session.state
 
 

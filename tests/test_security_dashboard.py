@@ -110,7 +110,8 @@ class Peer:
         self.client.loop_stop()
 
 
-def publish_once(broker: Broker, user: str, topic: str, payload: bytes) -> tuple[int | None, str]:
+def publish_once(broker: Broker, user: str, topic: str, payload: bytes, *,
+                 retain: bool = False) -> tuple[int | None, str]:
     """One QoS 1 publish as ``user``: the PUBACK reason code (None: no PUBACK) and any error."""
     acks: list[int] = []
     gone: list[str] = []
@@ -121,7 +122,7 @@ def publish_once(broker: Broker, user: str, topic: str, payload: bytes) -> tuple
     client.loop_start()
     try:
         wait_for(client.is_connected, 5, "the connection")
-        info = client.publish(topic, payload, qos=1)
+        info = client.publish(topic, payload, qos=1, retain=retain)
         error = "" if info.rc == mqtt.MQTT_ERR_SUCCESS else mqtt.error_string(info.rc)
         if not error:
             wait_for(lambda: bool(acks or gone), 5, "a PUBACK or a disconnect")

@@ -136,7 +136,11 @@ def test_rule_options_and_an_agreed_draw_from_the_page(tmp_path: Path, driver: A
         seen["prompt"] = station.status.prompt
         seen["offer_again"] = await in_browser(lambda: press(driver, "draw-offer"))
         seen["still_on"] = station.store.game(station.session.game_id).finished
+        # The page is one player: accepting its own offer is refused, and the other
+        # player's agreement is the station's OK, at the table (issue 29).
         seen["accept"] = await in_browser(lambda: press(driver, "draw-accept"))
+        seen["still_on_2"] = station.store.game(station.session.game_id).finished
+        await hands.press("ok")
         await until(lambda: station.store.game(station.session.game_id).finished, 5,
                     "the agreed draw")
         seen["over"] = await in_browser(
@@ -159,7 +163,7 @@ def test_rule_options_and_an_agreed_draw_from_the_page(tmp_path: Path, driver: A
     assert seen["offered"] == "A draw is offered: 1 of 2 players agree."
     assert seen["prompt"] is not None and seen["prompt"].kind == "draw"
     assert not seen["still_on"]  # offering twice is still one player
-    assert seen["accept"] == "Done."
+    assert "OK on the station" in seen["accept"] and not seen["still_on_2"]
     assert seen["over"] == "Game over: a draw."
     assert seen["result"]["draw_agreed"] is True and seen["result"]["winners"] == []
     exported = tikiboard("export", "--db", str(tmp_path / "tikiboard.db"),

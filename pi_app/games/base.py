@@ -188,6 +188,9 @@ class Game(abc.ABC, Generic[S, M]):
     player_counts: ClassVar[tuple[int, ...]] = (2,)
     #: What the table reads from the players before play (:class:`SetupInput`).
     setup_input: ClassVar[SetupInput] = SetupInput.NONE
+    #: The rules keep something from some player while the game is on (a Secret Tiki card, a
+    #: TacTiki rank): a search for one player's move then reads what the others may not see.
+    hidden_information: ClassVar[bool] = False
     #: Every option key a game chosen at the table may set (``seeds/*.md``, Options), except
     #: ``players``: the players are chosen on their own.
     option_names: ClassVar[tuple[str, ...]] = ()

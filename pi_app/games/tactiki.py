@@ -604,6 +604,7 @@ class TacTikiGame(Game[TacState, Move]):
     name = "tactiki"
     title = "TacTiki"
     setup_input = SetupInput.START_STACKS
+    hidden_information = True
     option_names = ("ranks", "strict_statue", "attack_frozen", "quiet_turns")
     #: The referee's draw after 30 quiet turns is no printed rule: off at the table (issue 21).
     table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_turns": 0}

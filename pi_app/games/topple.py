@@ -181,6 +181,7 @@ class ToppleGame(Game[ToppleState, Move]):
     title = "Tiki Topple"
     player_counts = (2, 3, 4)
     setup_input = SetupInput.SECRET_CARDS
+    hidden_information = True
     option_names = ("rounds", "topple_bottom")
     presets = (STANDARD,
                OptionPreset("longer game", lambda n: {"rounds": 2 * default_rounds(n)}),

@@ -5,10 +5,13 @@ rebuilt by replaying its moves (tens of milliseconds for a long game on a Pi), s
 runs in a worker thread on a read-only connection of its own: SQLite's WAL lets it read while
 the station writes, and the station's own connection is never shared across threads.
 
-What is offered: every game once it is closed (finished, or abandoned for a new one) as
-``tikiboard export`` writes it (:meth:`pi_app.referee.session.Session.export`, the same code);
-the game still in play only as its public record (:func:`pi_app.net.redact.public_record`: no
-Secret Tiki card, no TacTiki rank), since the page is open to the opponent.
+What is offered: every finished game (it has a result) as ``tikiboard export`` writes it
+(:meth:`pi_app.referee.session.Session.export`, the same code); any other game only as its
+public record (:func:`pi_app.net.redact.public_record`: no Secret Tiki card, no TacTiki rank),
+since the page is open to the opponent. That is the game in play, and also a game abandoned for
+a new one: nobody revealed its secrets at the table, and its pieces may still be on the board
+(the players often start again from the stacks or cards they hold), so its record would tell
+the new game's secrets. ``tikiboard export`` on the station still writes it whole.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ class GameArchive:
             return [_listing(row, counts.get(row.id, 0)) for row in reversed(store.games())]
 
     def record(self, game_id: int) -> JSON:
-        """Game ``game_id``'s record: whole once the game is closed, public while in play.
+        """Game ``game_id``'s record: whole once the game is finished, else public.
         :class:`KeyError` for no such game, :class:`StoreError` for one that does not read."""
         from pi_app.referee.session import Session
 
@@ -64,7 +67,7 @@ class GameArchive:
             except StoreError as exc:
                 raise KeyError(game_id) from exc
             record = Session.resume(store, row).export()
-        return record if row.finished else public_record(record)
+        return record if state_of(row) == "finished" else public_record(record)
 
     async def games_async(self) -> list[JSON]:
         return await asyncio.to_thread(self.games)

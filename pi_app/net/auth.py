@@ -5,7 +5,8 @@ Reading is open on both pages (a tournament is public); acting is not. Choices:
 * Token and password checks compare in constant time (:func:`hmac.compare_digest`), so the time
   an answer takes says nothing about how much of a guess was right.
 * A station PIN is short, so :class:`Brake` slows guessing: after ``free`` failures from one
-  client address every further try waits out a delay that doubles, up to ``longest`` seconds.
+  client (an IPv6 client by its /64) every further try waits out a delay that doubles, up to
+  ``longest`` seconds; after ``overall`` failures in an hour from anyone, everyone does.
 * Referee passwords are stored as PBKDF2-SHA256 hashes (``tikiboard referee hash-password``),
   never in clear, in the dashboard's config file.
 * A referee session is a cookie ``user|expiry|session|HMAC`` signed with the dashboard's
@@ -24,8 +25,10 @@ Reading is open on both pages (a tournament is public); acting is not. Choices:
 from __future__ import annotations
 
 import base64
+import collections
 import hashlib
 import hmac
+import ipaddress
 import secrets
 import time
 from collections.abc import Callable
@@ -128,14 +131,40 @@ class CookieSigner:
         return self._mac(f"csrf|{cookie}")
 
 
+def peer_key(who: str) -> str:
+    """The brakes' name for a client address: an IPv4 address as it is (an IPv4-mapped IPv6
+    one too), an IPv6 address by its /64 (one home or phone gets a whole /64: keyed by the
+    address, every guess could come from a fresh one), anything else as given."""
+    try:
+        address = ipaddress.ip_address(who.split("%", 1)[0])
+    except ValueError:
+        return who
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{address}/64", strict=False))
+    return str(address)
+
+
 @dataclass
 class Brake:
-    """Failed attempts per client address; a growing wait after ``free`` of them."""
+    """Failed attempts per client (:func:`peer_key`), and in all: a growing wait after
+    ``free`` failures of one client, and for everyone after ``overall`` failures within
+    ``window`` seconds from any clients.
+
+    The overall budget is what holds against many addresses (issue 29: each new source
+    address got five fresh guesses; over IPv6 one client has 2**64 of them). Its cost is that
+    a guesser slows the page's actions for everyone while they guess; the station's buttons,
+    at the table, never wait."""
 
     free: int = 5
     longest: float = 300.0
+    overall: int = 20
+    window: float = 3600.0
     clock: Callable[[], float] = time.monotonic
     _failures: dict[str, tuple[int, float]] = field(default_factory=dict)
+    _recent: collections.deque[float] = field(
+        default_factory=lambda: collections.deque(maxlen=64))
 
     def take(self, who: str) -> float:
         """Count a try of ``who`` now, before its request body is even read; or, when the
@@ -150,19 +179,33 @@ class Brake:
 
     def wait(self, who: str) -> float:
         """Seconds ``who`` must still wait before another try is even checked (0: go on)."""
-        count, last = self._failures.get(who, (0, 0.0))
-        if count < self.free:
-            return 0.0
-        delay = min(self.longest, 2.0 ** (count - self.free))
-        return max(0.0, last + delay - self.clock())
+        now = self.clock()
+        count, last = self._failures.get(peer_key(who), (0, 0.0))
+        mine = 0.0
+        if count >= self.free:
+            mine = last + min(self.longest, 2.0 ** (count - self.free)) - now
+        recent = self._recent
+        while recent and recent[0] < now - self.window:
+            recent.popleft()
+        everyone = 0.0
+        if len(recent) >= self.overall:
+            everyone = recent[-1] + min(self.longest,
+                                        2.0 ** (len(recent) - self.overall)) - now
+        return max(0.0, mine, everyone)
 
     def failed(self, who: str) -> None:
-        count, _ = self._failures.get(who, (0, 0.0))
-        self._failures[who] = (count + 1, self.clock())
+        key = peer_key(who)
+        count, _ = self._failures.get(key, (0, 0.0))
+        now = self.clock()
+        self._failures[key] = (count + 1, now)
+        self._recent.append(now)
         if len(self._failures) > 10_000:  # a flood of addresses must not grow memory forever
             oldest = sorted(self._failures.items(), key=lambda kv: kv[1][1])[:5_000]
-            for key, _ in oldest:
-                del self._failures[key]
+            for old, _ in oldest:
+                del self._failures[old]
 
     def succeeded(self, who: str) -> None:
-        self._failures.pop(who, None)
+        """The client's right answer clears its own count. The overall count keeps even a try
+        :meth:`take` counted before it was known right (a login, a set-up code: rare), so a
+        guesser is never helped by the rightful user's tries."""
+        self._failures.pop(peer_key(who), None)

@@ -21,8 +21,11 @@ writes three files that ``mosquitto -c DIR/mosquitto.conf`` runs with:
 * ``passwd``: one user per board (user name = board id) and the referee user, hashed by
   ``mosquitto_passwd -U`` (never stored in clear);
 * ``acl``: the referee reads the event's tree and writes only ``tiki/EVENT/locks`` (hints off
-  for every station); every station writes only under its own board through the line
-  ``pattern write tiki/EVENT/board/%u/#`` and reads only the locks.
+  for every station); every station writes only the five leaves of its own board (one
+  ``pattern write tiki/EVENT/board/%u/LEAF`` line each) and reads only the locks;
+* memory bounds: ``max_queued_bytes`` for the referee's queue while the dashboard is away,
+  ``memory_limit`` for the whole broker (it refuses new messages past it). With the ACL's five
+  leaves a station's credentials retain at most five messages.
 
 The ACL file as written for event ``open25``::
 
@@ -30,7 +33,11 @@ The ACL file as written for event ``open25``::
     topic read tiki/open25/#
     topic write tiki/open25/locks
 
-    pattern write tiki/open25/board/%u/#
+    pattern write tiki/open25/board/%u/status
+    pattern write tiki/open25/board/%u/state
+    pattern write tiki/open25/board/%u/record
+    pattern write tiki/open25/board/%u/game
+    pattern write tiki/open25/board/%u/events
     pattern read tiki/open25/locks
 
 A station that publishes as another board gets its PUBLISH dropped by the broker (MQTT 5 says so
@@ -65,6 +72,12 @@ MAX_PAYLOAD = 256 * 1024
 """Bytes of payload a station may always send (25 times the largest seen in play)."""
 MAX_PACKET = MAX_PAYLOAD + 64 * 1024
 """Bytes of one MQTT packet (payload, topic, properties): past it the client is disconnected."""
+
+
+MAX_QUEUED_BYTES = 128 * 1024 * 1024
+"""Bytes queued for one offline client (the referee's persistent session)."""
+MEMORY_LIMIT = 512 * 1024 * 1024
+"""Bytes the whole broker may hold; past it new messages are refused."""
 
 
 class BrokerError(TikiError, RuntimeError):
@@ -111,9 +124,14 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = ()) -> st
             f"topic write {topics.locks_topic(event)}\n\n")
     for reader in readers:
         text += f"user {check_name(reader, 'reader')}\ntopic read {ROOT}/{event}/#\n\n"
-    return text + ("# Every station writes only under its own board (user name = board id)\n"
-                   "# and reads only the referee's locks.\n"
-                   f"pattern write {ROOT}/{event}/board/%u/#\n"
+    # One line per leaf a station publishes: with ``%u/#`` a station's credentials (on every
+    # table) could retain any number of topics below its board, each up to MAX_PAYLOAD, and
+    # persistence would bring them all back after a restart (issue 29: 300 of 300 KB took the
+    # broker from 9 MB to 97 MB).
+    leaves = "".join(f"pattern write {ROOT}/{event}/board/%u/{leaf}\n" for leaf in topics.LEAVES)
+    return text + ("# Every station writes only the leaves of its own board (user name = board\n"
+                   "# id) and reads only the referee's locks.\n"
+                   f"{leaves}"
                    f"pattern read {topics.locks_topic(event)}\n")
 
 
@@ -138,6 +156,11 @@ def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None 
         # The referee's persistent session queues QoS 1 messages while the dashboard is away:
         # a whole tournament's worth, not mosquitto's default 1000.
         "max_queued_messages 1000000",
+        # ... and in bytes, so that queue cannot take the Pi's memory (a tournament's events
+        # are about 300 bytes each), and a bound on everything the broker holds: past it,
+        # mosquitto refuses new messages rather than grow.
+        f"max_queued_bytes {MAX_QUEUED_BYTES}",
+        f"memory_limit {MEMORY_LIMIT}",
         "max_inflight_messages 100",
     ]
     if files.tls is not None:

@@ -186,6 +186,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
 
     from pi_app.net.dashboard_app import create_dashboard_app
     from pi_app.net.desk import Desk, Incoming
+    from pi_app.net.guard import quiet_accept_errors
     from pi_app.net.ledger import Ledger
     from pi_app.net.schema import LocksPayload
     from pi_app.net.subscriber import Subscriber
@@ -200,6 +201,8 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
+        quiet_accept_errors(loop)
+
         def deliver(message: Incoming) -> None:
             loop.call_soon_threadsafe(desk.receive, message)
 
@@ -234,6 +237,7 @@ def _fail(message: str) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from pi_app.net.guard import Guard, guarded_h11
     from pi_app.net.web import PEER_ONLY
 
     try:
@@ -245,7 +249,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     port = args.port or config.port
     print(f"referee dashboard for {config.event} on http://{host}:{port}/", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2,
-                **PEER_ONLY)
+                http=guarded_h11(Guard()), **PEER_ONLY)
     return 0
 
 

@@ -52,6 +52,7 @@ from pi_app.net.eventlog import Skew, event_lines, feed_text, result_text
 from pi_app.net.ledger import Ledger
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.net.schema import PayloadError, check, check_event_data
+from pi_app.net.sizes import TooBig, check_bytes, check_sizes
 from pi_app.net.svg import board_svg
 from pi_app.referee.feed import StationStatus
 
@@ -125,6 +126,20 @@ class BoardView:
     skew: Skew = field(default_factory=Skew)
     players: dict[int, list[str]] = field(default_factory=dict)
     """Each game's players, from its header."""
+    drawn: dict[bool, tuple[JSON, str]] = field(default_factory=dict)
+    """The board's picture per kind of viewer (referee or public), with the state it was
+    drawn from: drawn once per change, not once per page (issue 29)."""
+
+    def picture(self, full: bool, shown: JSON) -> str:
+        """The SVG of ``shown`` (this view's state as ``full`` or public), drawn once per
+        state the station sends, however many pages ask."""
+        state = self.state or {}
+        kept = self.drawn.get(full)
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        svg = board_svg(str(state.get("game") or ""), shown.get("view") or {})
+        self.drawn[full] = (state, svg)
+        return svg
 
     def status(self, confirmed: bool) -> BoardStatus:
         if self.heard is None and self.state is None and self.online is None:
@@ -186,8 +201,9 @@ class Desk:
             view = self.board(board)
             for leaf, payload in leaves.items():
                 try:
+                    check_sizes(leaf, payload)
                     check(leaf, payload, board)
-                except PayloadError as exc:
+                except (PayloadError, TooBig) as exc:
                     self._malformed(view, f"stored {exc}")
                     continue
                 if leaf == "state":
@@ -230,7 +246,7 @@ class Desk:
         self._batch.append(message)
         try:
             self._apply(message)
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, RecursionError):
             self.counts["malformed"] += 1
 
     def _apply(self, message: Incoming) -> None:
@@ -238,19 +254,28 @@ class Desk:
         if where is None or where.event != self.event:
             self.counts["ignored"] += 1
             return
-        payload = topics.decode(message.payload)
-        if payload is None:
+        if not message.payload:  # a retained topic cleared
             self.counts["empty"] += 1
             return
         view = self.board(where.board)
+        try:
+            check_bytes(where.leaf, message.payload)
+        except TooBig as exc:
+            self._malformed(view, str(exc))
+            return
+        payload = topics.decode(message.payload)
+        if payload is None:
+            self._malformed(view, f"{where.leaf}: not a JSON object")
+            return
         if not message.retained:
             view.heard = message.received
         # a retained copy keeps the time its board was really heard (0: unknown)
         received = message.received if not message.retained else view.heard or 0.0
         self._dirty.add(where.board)
         try:
+            check_sizes(where.leaf, payload)
             check(where.leaf, payload, where.board)
-        except PayloadError as exc:
+        except (PayloadError, TooBig) as exc:
             self._malformed(view, str(exc))
             return
         view.updated = message.received
@@ -420,7 +445,7 @@ class Desk:
         out.update({
             "moves_list": shown.get("moves") or [], "view": shown.get("view") or {},
             "prompt": shown.get("prompt"), "guidance": shown.get("guidance") or [],
-            "svg": board_svg(str(state.get("game") or ""), shown.get("view") or {}),
+            "svg": view.picture(full, shown),
             "text": shown.get("text") if full else None,
         })
         if full:

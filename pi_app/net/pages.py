@@ -75,6 +75,7 @@ def page_words(_: Callable[[str], str]) -> dict[str, str]:
         "finished": _("finished"), "draw": _("draw"), "won": _("won: {names}"),
         "record": _("record"), "public_record": _("public record"),
         "done": _("Done."), "refused": _("Refused ({status})"),
+        "asked": _("Asked: OK on the station starts it, BACK refuses."),
         "s_playing": _("playing"), "s_waiting": _("waiting"), "s_prompt": _("question"),
         "s_follow_up": _("finish the move"), "s_setup": _("set-up"), "s_idle": _("idle"),
         "s_mismatch": _("mismatch"), "s_offline": _("offline"), "s_over": _("game over"),
@@ -292,7 +293,7 @@ def game_rows(games: list[dict[str, Any]], words: dict[str, str] | None = None) 
         players = list(game.get("players") or [])
         names = ", ".join(str(p) for p in players)
         link = f"/games/{int(game['id'])}/record.json"
-        label = said.get("public_record", "public record") if game.get("state") == "in play" \
+        label = said.get("public_record", "public record") if game.get("state") != "finished" \
             else said.get("record", "record")
         outcome = result_words(players, game, words)
         rows.append(f"<tr><td>{int(game['id'])}</td><td>{escape(str(game.get('game')))}</td>"
@@ -514,7 +515,7 @@ function resultWords(g) {
 }
 function gameRow(g) {
   const tr = el("tr");
-  const link = el("a", g.state === "in play" ? say("public_record", "public record")
+  const link = el("a", g.state !== "finished" ? say("public_record", "public record")
                                              : say("record", "record"));
   link.href = "/games/" + Number(g.id) + "/record.json";
   link.setAttribute("download", "");
@@ -573,7 +574,9 @@ async function act(name, args) {
   });
   let body = {};
   try { body = await response.json(); } catch (e) { body = {}; }
-  out.textContent = response.ok ? say("done", "Done.")
+  const asked = response.ok && body.result && body.result.asked;
+  out.textContent = asked ? say("asked", "Asked: OK on the station starts it, BACK refuses.")
+    : response.ok ? say("done", "Done.")
     : (body.error || say("refused", "Refused ({status})", {status: response.status}));
   return response.status;
 }

@@ -1,7 +1,8 @@
 """The tournament's MQTT topic layout and payloads, in one place so stations and dashboard agree.
 
 Everything of one event lives under ``tiki/EVENT/board/BOARD/``; a station's MQTT user name is
-its board id, so the broker's ACL (``pattern write tiki/EVENT/board/%u/#``) lets it write only
+its board id, so the broker's ACL (``pattern write tiki/EVENT/board/%u/LEAF``, one line per leaf)
+lets it write only
 there. Leaves:
 
 ==========  =========  =======  ====================================================================
@@ -88,10 +89,12 @@ def encode(payload: JSON) -> bytes:
 
 
 def decode(payload: bytes) -> JSON | None:
-    """A JSON object, or None for anything else (an empty retained message clears a topic)."""
+    """A JSON object, or None for anything else (an empty retained message clears a topic).
+    JSON nested deeper than the interpreter recurses (``[[[[...``) is anything else too: its
+    RecursionError once escaped the dashboard's desk uncounted, at every start when retained."""
     try:
         data: Any = json.loads(payload.decode())
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

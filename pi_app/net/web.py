@@ -77,6 +77,7 @@ from pi_app.i18n import Said, choose, translator
 from pi_app.net import pages
 from pi_app.net.archive import GameArchive
 from pi_app.net.auth import Brake, same
+from pi_app.net.guard import Guard, guarded_h11, quiet_accept_errors
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
 from pi_app.net.redact import public_snapshot
 from pi_app.net.svg import board_svg
@@ -489,7 +490,9 @@ def _server(app: Any, host: str = "127.0.0.1", port: int = 0) -> Any:
     """uvicorn's server for ``app``, without its signal handlers (the daemon owns its signals),
     without a lifespan (the page has none, and a cancelled lifespan task logs a traceback),
     and with ``proxy_headers`` off: nothing stands in front of a station, so every request's
-    client is the connection's own peer and no ``X-Forwarded-For`` can rename it."""
+    client is the connection's own peer and no ``X-Forwarded-For`` can rename it. Its
+    connections are guarded (:mod:`pi_app.net.guard`: header deadline, caps per peer and in
+    all)."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -498,7 +501,7 @@ def _server(app: Any, host: str = "127.0.0.1", port: int = 0) -> Any:
             yield
 
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
-                            timeout_graceful_shutdown=1, **PEER_ONLY)
+                            timeout_graceful_shutdown=1, http=guarded_h11(Guard()), **PEER_ONLY)
     return Server(config)
 
 
@@ -574,6 +577,7 @@ async def run_page(app: Any, host: str, port: int, *,
                 said = why
                 _say(notice, why)
         await asyncio.sleep(retry)
+    quiet_accept_errors(asyncio.get_running_loop())
     log.info("station page on http://%s:%d/", host, port)
     _say(notice, "")  # up: also the daemon's cue for its start-up lines
     server = _server(app)

@@ -144,6 +144,8 @@ class Wifi:
 
     def connect(self, ssid: str, passphrase: str) -> str:
         """Join ``ssid``; "" when joined, else why not (the passphrase never in it)."""
+        if ssid.startswith("-"):
+            return "a network name that begins with '-' would be read as an nmcli option"
         exe = shutil.which(self.nmcli)
         if exe is None:
             return "nmcli (NetworkManager) is not installed"
@@ -376,6 +378,9 @@ def _wifi_answer(form: Mapping[str, str]) -> tuple[str, str] | None:
     if len(ssid.encode()) > 32 or not ssid.isprintable():
         raise SetupError("ssid", Said.gettext(
             "Wi-Fi network: 1 to 32 bytes of printable characters"))
+    if ssid.startswith("-"):  # nmcli would read it as one of its options
+        raise SetupError("ssid", Said.gettext(
+            "Wi-Fi network: a name that begins with '-' cannot be joined from here"))
     if passphrase:
         hex64 = len(passphrase) == 64 and all(c in "0123456789abcdefABCDEF" for c in passphrase)
         if not hex64 and not (8 <= len(passphrase) <= 63 and passphrase.isascii()

@@ -9,7 +9,7 @@ it, with no move accepted until it is done (:meth:`Station.blocked`):
 * start stacks (TacTiki): the players stack their hidden ranks on their start fields; the
   station reads each field bottom first, in the order the pieces were put down
   (:mod:`pi_app.referee.setup_reader`), asks about fields whose order it did not see, and
-  stores the game anew from the set-up read.
+  stores the set-up read as the game's own (the same game, its dealt set-up replaced).
 
 These are the station's flows, apart from its move loop so that ``station.py`` stays about
 moves; they read and write the station's status (``cards``, ``reading``, ``message``,
@@ -26,8 +26,9 @@ from pi_app.games.base import Card, SetupInput
 from pi_app.i18n import N_, Said
 from pi_app.referee import feedback as fb
 from pi_app.referee.feed import Phase
-from pi_app.referee.session import Session
+from pi_app.referee.session import STATION_SEATS, Session
 from pi_app.referee.setup_reader import StackOrder, stacks_record, start_state
+from pi_app.referee.store import StoreError
 
 if TYPE_CHECKING:
     from pi_app.referee.station import Station
@@ -153,11 +154,18 @@ def _read_stacks(station: Station, now: float) -> None:
         station.status.message = N_("set-up complete: hands off the board")
         return
     state = start_state(record)
-    names = station.player_names()  # the game stored anew with its set-up keeps its people
-    station.store.abandon(station.session.game_id)
-    station.session = Session.new(station.store, game.name, state=state,
-                                  board=station.config.station.board, players=names,
-                                  station_seats=station.opponent.levels)
+    session = station.session
+    setup = game.setup_record(state)
+    if STATION_SEATS in session.record:
+        setup[STATION_SEATS] = session.record[STATION_SEATS]
+    # The same game, its set-up replaced: a game stored, abandoned and stored anew would
+    # leave a closed game whose record holds the ranks of the pieces on the board.
+    try:
+        station.store.replace_setup(session.game_id, setup)
+    except StoreError as exc:
+        station._store_failed(str(exc), now)
+        return
+    station.session = Session(station.store, game, session.game_id, setup, state)
     station._note("setup_read", {"setup": record["setup"]})
     station.follower.reset(state)
     station.status.reading = None

@@ -95,6 +95,10 @@ class Status:
     """At game over: MENU's rule-option preset for the chosen game (0: the configured options;
     others: :data:`pi_app.referee.rule_options.PRESETS`)."""
     """At game over: the game and player count OK starts (MENU cycles them)."""
+    change: JSON | None = None
+    """A new game asked for on the page while this one is on (its ``game``, ``players`` and
+    ``options``): it waits for the station's OK, at the table, or BACK refuses it. One person
+    with the PIN must not end a game alone (issue 29)."""
     notice: str = ""
     """A lasting condition outside the game (the page is off: its port is taken), shown when
     no game message is; set by the daemon, cleared when it ends."""
@@ -480,6 +484,9 @@ class Station:
                 self.setup_code = ""
             return True
         status = self.status
+        if status.change is not None:
+            self._change_button(button, now)
+            return True
         if self._draw_button(button, now):
             return True
         if status.phase not in ("over", "menu"):
@@ -594,6 +601,46 @@ class Station:
         return words(self.session.game.name, self.session.record.get("options"),
                      self.config.station.language)
 
+    # -- a game change asked for on the page -----------------------------------------------------
+    def needs_table_ok(self) -> bool:
+        """True while ending this game would take something from a player: it is not over and
+        a move was played. The page alone may then only ask; the table's OK decides."""
+        game, state = self.session.game, self.session.state
+        return not (game.is_over(state) or self.draw_agreed()) and bool(self.session.moves())
+
+    def ask_new_game(self, game_name: str, now: float, players: Sequence[str] | int | None,
+                     options: JSON | None) -> bool:
+        """The page's new game: started at once when nothing is lost by it, else checked and
+        left waiting for the station's OK (True: it waits). :class:`ValueError` as
+        :meth:`new_game` for a game, players or options it refuses."""
+        names, checked = self._checked_game(game_name, players, options)
+        if not self.needs_table_ok():
+            self.new_game(game_name, now, players=names, options=checked)
+            return False
+        self.status.change = {"game": game_name, "players": list(names), "options": checked}
+        self.status.message = N_("new game asked on the page: OK starts it, BACK plays on")
+        self._note("prompt", {"kind": "new_game", "options": []})
+        self.render(now)
+        return True
+
+    def _change_button(self, button: str, now: float) -> None:
+        """OK starts the game the page asked for; BACK keeps this one (the refusal is noted
+        in the game's events); other buttons wait."""
+        change, self.status.change = self.status.change, None
+        assert change is not None
+        if button == "ok":
+            levels = change.get("levels")
+            if isinstance(levels, dict):
+                self.opponent.levels = levels
+            self.new_game(str(change["game"]), now, players=change["players"],
+                          options=change["options"])
+            return
+        if button == "back":
+            self.status.message = N_("new game refused: the game goes on")
+            self._note("prompt", {"kind": "new_game_refused", "options": []})
+            return
+        self.status.change = change
+
     def blocked(self) -> bool:
         """True while no move may be played: cards to tap, or a set-up being read
         (:mod:`pi_app.referee.setup_flow`)."""
@@ -608,23 +655,30 @@ class Station:
         :class:`ValueError` (nothing changed) for a game this board cannot play, players its
         rules do not allow or options its engine does not know."""
         now = self.clock() if now is None else now
-        if game_name not in self.games:
-            raise ValueError(self._not_on_this_board(game_name))
-        if isinstance(players, int):
-            check_count(game_name, players)
-            names = self.default_players(game_name, players)
-        elif players:
-            names = clean_names(list(players), game_name)
-        else:
-            names = self.default_players(game_name)
-        if options is not None:
-            options = check_options(game_name, options, len(names))
+        names, options = self._checked_game(game_name, players, options)
+        self.status.change = None
         if not self.store.game(self.session.game_id).finished:
             self.store.abandon(self.session.game_id)
         self.session = self._start(game_name, names, options)
         self.follower = self._new_follower()
         setup_flow.start_if_due(self)
         self.render(now)
+
+    def _checked_game(self, game_name: str, players: Sequence[str] | int | None,
+                      options: JSON | None) -> tuple[tuple[str, ...], JSON | None]:
+        """The players' names and the options of a new game, checked (:class:`ValueError`)."""
+        if game_name not in self.games:
+            raise ValueError(self._not_on_this_board(game_name))
+        if isinstance(players, int):
+            check_count(game_name, players)
+            names = tuple(self.default_players(game_name, players))
+        elif players:
+            names = tuple(clean_names(list(players), game_name))
+        else:
+            names = tuple(self.default_players(game_name))
+        if options is not None:
+            options = check_options(game_name, options, len(names))
+        return names, options
 
     # -- output ----------------------------------------------------------------------------------
     def _public(self, text: str, *, piece: bool = False) -> str:
@@ -768,10 +822,16 @@ class Station:
                     count = len(players) if isinstance(players, list) else players
                     self.opponent.levels = parse_bots(bots, count or len(
                         self.default_players(name)))
-                self.new_game(name, players=players, options=options)
+                waits = self.ask_new_game(name, self.clock(), players, options)
             except ValueError as exc:
                 self.opponent.levels = kept
                 raise ActionError(str(exc)) from exc
+            if waits:  # the game on keeps its seats; OK gives the new game the chosen ones
+                chosen, self.opponent.levels = self.opponent.levels, kept
+                if self.status.change is not None:
+                    self.status.change["levels"] = chosen
+                return {"ok": True, "asked": "the game goes on until OK on the station "
+                                               "starts the new one (BACK refuses it)"}
             return {"ok": True, "game_id": self.session.game_id,
                     "players": list(self._players())}
 
@@ -787,12 +847,15 @@ class Station:
                                            "Accept draw on the page"}
 
         async def draw_accept() -> JSON:
-            """One more player agrees the open draw offer, as OK on the station does: the
-            page counts as one player per press, and the offer's own press counted already
-            (two agreements end the game)."""
+            """The page agrees the draw offered at the table (MENU): one agreement. The page
+            is never both players: the last agreement is always OK on the station, pressed
+            at the table, so one person with the PIN cannot end a game as a draw alone."""
             prompt = self.status.prompt
             if prompt is None or prompt.kind != "draw":
                 raise ActionError(Said.gettext("no draw is offered: offer one first"))
+            if prompt.selected >= 1:
+                raise ActionError(Said.gettext(
+                    "the draw waits for the other player: OK on the station"))
             now = self.clock()
             self._draw_button("ok", now)
             self.render(now)
@@ -925,14 +988,20 @@ class Station:
         self.opponent.want("hint", game, state, len(self.session.history))
 
     async def _hint_action(self) -> JSON:
-        """The page's ``hint``: the best move for the player to move, from their view only,
-        shown on the board as after the button; refused when hints are off."""
+        """The page's ``hint``: the best move for the player to move, shown on the board as
+        after the button; refused when hints are off, and in a game with hidden information
+        (the page cannot tell who asks: only the player to move may have a hint)."""
         import asyncio
 
         why = self._hint_refusal()
         if why:
             raise ActionError(Said.gettext(why))
         game, state = self.session.game, self.session.state
+        if game.hidden_information:
+            # The page has no seat: the opponent could ask, on your turn, for a search over
+            # your hidden ranks or card. The station's OK, pressed at the table, is the hint.
+            raise ActionError(Said.gettext(
+                "hints in this game come from the station's OK button, on your own turn"))
         seat = game.to_move(state)
         assert seat is not None
         shown = await asyncio.to_thread(

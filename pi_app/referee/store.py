@@ -283,6 +283,18 @@ class EventStore:
                        (json.dumps(result), game_id))
             return event
 
+    def replace_setup(self, game_id: int, setup: JSON) -> None:
+        """Store ``setup`` as the set-up of game ``game_id``, which has no move yet: the
+        TacTiki stacks the players built replace the position the station dealt. The game
+        keeps its number, so no closed game is left behind holding a set-up of pieces that
+        are still on the board (its ranks would be public as a closed game's record)."""
+        with self._write() as db:
+            moved = db.execute("SELECT COUNT(*) FROM events WHERE game_id = ? AND kind IN "
+                               "('move', 'deal', 'cards')", (game_id,)).fetchone()[0]
+            if moved:
+                raise StoreError(f"game {game_id} has begun: its set-up stays as played")
+            db.execute("UPDATE games SET setup = ? WHERE id = ?", (json.dumps(setup), game_id))
+
     def abandon(self, game_id: int) -> None:
         """Close a game without a result (a new game was started instead)."""
         with self._write() as db:
