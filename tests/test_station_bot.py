@@ -347,6 +347,19 @@ def test_hints_show_a_legal_move_for_the_player_to_move(tmp_path: Path) -> None:
     assert "hint" in table.lit().values()
 
 
+@pytest.mark.parametrize("game", ["tactiki", "topple"])
+def test_the_page_hint_is_refused_where_ranks_or_cards_are_hidden(tmp_path: Path,
+                                                                   game: str) -> None:
+    """The page cannot tell who asks: on your turn the opponent could have the station search
+    over your hidden ranks or card (issue 29). In a game with hidden information the page's
+    hint is refused, naming the way that works (OK at the table)."""
+    table = Table(tmp_path, game, {})
+    station = table.station
+    with pytest.raises(ActionError, match="OK button"):
+        asyncio.run(station.feed.act("hint"))
+    assert station.opponent.shown is None and not station.opponent.thinking()
+
+
 def test_hints_are_refused_when_locked(tmp_path: Path) -> None:
     table = Table(tmp_path, "manami", {}, hints=False)
     station = table.station
