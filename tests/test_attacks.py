@@ -326,3 +326,30 @@ def test_an_ipv6_client_is_one_client_by_its_64() -> None:
     for i in range(5):
         brake.failed(f"2001:db8:1:2::{i + 1:x}")
     assert brake.wait("2001:db8:1:2::99") > 0 and brake.wait("2001:db8:9::1") == 0
+
+
+def test_accept_failures_are_logged_once_a_minute(caplog: pytest.LogCaptureFixture) -> None:
+    """The loop reports each failed ``accept`` (EMFILE): logged once per minute with a count of
+    those left out; any other report goes on to the loop's own handler."""
+    import asyncio
+
+    from pi_app.net.guard import quiet_accept_errors
+
+    now = [0.0]
+    loop = asyncio.new_event_loop()
+    others: list[str] = []
+    loop.set_exception_handler(lambda _l, context: others.append(context["message"]))
+    try:
+        quiet_accept_errors(loop, clock=lambda: now[0])
+        failure = {"message": "socket.accept() out of system resource",
+                   "exception": OSError(24, "Too many open files")}
+        with caplog.at_level("ERROR", logger="pi_app.net.guard"):
+            for step in range(1000):
+                now[0] = step * 0.1  # 1,000 failures in 100 s
+                loop.call_exception_handler(dict(failure))
+        loop.call_exception_handler({"message": "something else"})
+    finally:
+        loop.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "pi_app.net.guard"]
+    assert len(lines) == 2 and "599 more" in lines[1], lines
+    assert others == ["something else"]

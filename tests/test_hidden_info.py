@@ -131,10 +131,10 @@ class Table:
         elif engine.name == "tactiki":  # the players stack their own pieces: read, then play
             chosen = engine.new_game(self.rng)
             self._learn(chosen)
-            store.abandon(self.session.game_id)
-            self.session = Session.new(store, engine.name, state=chosen, board=self.board,
-                                       players=PLAYERS)
-            setup = engine.setup_record(chosen)["setup"]
+            record = engine.setup_record(chosen)  # the same game, its set-up replaced
+            store.replace_setup(self.session.game_id, record)
+            self.session = Session(store, engine, self.session.game_id, record, chosen)
+            setup = record["setup"]
             self._told(self.session.note("setup_read", {"setup": setup}))
         self._show()
 
