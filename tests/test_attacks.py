@@ -210,19 +210,19 @@ def test_a_request_whose_headers_are_late_is_closed() -> None:
 def test_a_station_cannot_retain_topics_below_its_board(broker: Broker) -> None:
     """A station's credentials (on every table) retain nothing but the five leaves of its own
     board: before, any depth below it, each up to the packet limit, kept over a restart."""
-    deep = f"tiki/{EVENT}/board/t05/x/{'y' * 8}"
-    code, _ = publish_once(broker, "t05", deep, b"{" + b" " * 1000 + b"}", retain=True)
+    deep = f"tiki/{EVENT}/board/t11/x/{'y' * 8}"
+    code, _ = publish_once(broker, "t11", deep, b"{" + b" " * 1000 + b"}", retain=True)
     assert code == 135  # MQTT 5: not authorised
-    leaf = topics.topic(EVENT, "t05", "status")
-    code, _ = publish_once(broker, "t05", leaf, topics.encode(
-        {"board": "t05", "online": True}))
+    leaf = topics.topic(EVENT, "t11", "status")
+    code, _ = publish_once(broker, "t11", leaf, topics.encode(
+        {"board": "t11", "online": True}))
     assert code in (0, 16)  # success (16: success, with no subscriber yet)
     seen: list[str] = []
     ready = threading.Event()
     client = new_client(f"{REFEREE}", broker.options(REFEREE))
     client.on_message = lambda _c, _u, m: seen.append(m.topic)
     client.on_subscribe = lambda *_: ready.set()
-    client.on_connect = lambda c, *_: c.subscribe(f"tiki/{EVENT}/board/t05/#", qos=1)
+    client.on_connect = lambda c, *_: c.subscribe(f"tiki/{EVENT}/board/t11/#", qos=1)
     client.connect("127.0.0.1", broker.port, clean_start=True)
     client.loop_start()
     try:
@@ -232,6 +232,7 @@ def test_a_station_cannot_retain_topics_below_its_board(broker: Broker) -> None:
         client.disconnect()
         client.loop_stop()
     assert deep not in seen
+    publish_once(broker, "t11", leaf, b"", retain=True)  # cleared, for other tests
     conf = broker.files.conf.read_text()
     assert "max_queued_bytes" in conf and "memory_limit" in conf
 
@@ -245,13 +246,13 @@ def test_a_huge_or_deeply_nested_state_is_dropped_and_counted(broker: Broker,
     dashboard drops and counts each, keeps the board's last good state, and its anonymous
     board page stays quick. Before: the huge one was kept and drawn on every request (1.5 s
     each), the nested one raised RecursionError out of the desk, uncounted."""
-    board = "t07"
+    board = "t12"
     topic = topics.topic(EVENT, board, "state")
     good = {"board": board, "status": "playing", "game": "manami", "game_id": 1, "seq": 1,
             "players": ["Ana", "Ben"], "moves": ["a"], "view": {"a1": ["G1"]}}
     huge = {**good, "seq": 2, "view": {"a1": ["T1"] * 60_000}}  # over the bytes
     crowded = {**good, "seq": 3, "view": {"a1": ["T1"] * 5_000}}  # small, over the pieces
-    nested = b'{"board": "t07", "status": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+    nested = b'{"board": "t12", "status": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
     with running_dashboard(broker, tmp_path) as dash:
         wait_for(dash.desk.ready.is_set, 10, "the dashboard's subscription")
         assert publish_once(broker, board, topic, topics.encode(good))[0] == 0

@@ -49,7 +49,7 @@ pytestmark = pytest.mark.realtime
 
 __all__ = ["broker"]
 
-BOARD = "t37"
+BOARD = "t13"
 Scenario = Callable[[Station, Hardware, DemoPlayers], Awaitable[None]]
 
 
