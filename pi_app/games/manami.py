@@ -94,8 +94,12 @@ WIN = 4
 #: Tile set when the ``tiles`` option is absent (R1): +2 x1, +1 x4, 0 x3, -1 x1.
 DEFAULT_TILES: tuple[int, ...] = (2, 1, 1, 1, 1, 0, 0, 0, -1)
 TILE_VALUES = frozenset((-1, 0, 1, 2))
-#: R12: turns in a row without any fruit moving that end the game (not in the printed rules).
-DEFAULT_QUIET_LIMIT = 200
+#: R12: turns in a row without any fruit moving that end the game. Not in the printed rules,
+#: so off by default (issue 31); games between machines play with :data:`MACHINE_QUIET_LIMIT`.
+DEFAULT_QUIET_LIMIT: int | None = None
+#: R12's limit for bots, soaks and benches (``machine_defaults``): random play can shuffle
+#: tokens without moving fruit for a long time, and a bench must end its games.
+MACHINE_QUIET_LIMIT = 200
 
 
 # -- moves ---------------------------------------------------------------------------------------
@@ -317,8 +321,11 @@ class ManamiGame(Game[ManamiState, Move]):
     name: ClassVar[str] = "manami"
     title: ClassVar[str] = "Tiki (Manami island)"
     option_names = ("tokens", "fruit", "shaman", "shaman_off_board", "quiet_limit", "tiles")
-    #: The 200-turn limit is no printed rule: off at the table unless chosen (issue 21).
+    #: The 200-turn limit is no printed rule: off by default (R12), on between machines. The
+    #: table writes it off into every record all the same, so that a tikiboard from before
+    #: issue 31 (whose default was 200) replays the record as the station played it.
     table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_limit": None}
+    machine_defaults: ClassVar[Mapping[str, Any]] = {"quiet_limit": MACHINE_QUIET_LIMIT}
     presets = (STANDARD,
                OptionPreset("shaman", lambda _n: {"shaman": True}),
                OptionPreset("shaman enters", lambda _n: {"shaman": True, "shaman_off_board": True}))

@@ -69,9 +69,12 @@ PIECES_PER_PLAYER = 10
 DEFAULT_RANKS: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
 #: The row (a field name's digit) each player's pieces start on: TIKI's row 1, TAC's row 5.
 _START_ROWS = {"T": "1", "C": "5"}
-#: Referee draw (ruling R8): this many turns in a row with no capture, no reincarnation and no
-#: newly frozen piece end the game drawn.
-DEFAULT_QUIET_TURNS = 30
+#: Referee draw (ruling R8 (a)): this many turns in a row with no capture, no reincarnation and
+#: no newly frozen piece end the game drawn. Not in the printed rules, so off (0) by default
+#: (issue 31); games between machines play with :data:`MACHINE_QUIET_TURNS`.
+DEFAULT_QUIET_TURNS = 0
+#: R8 (a)'s count for bots, soaks and benches (``machine_defaults``), measured on random play.
+MACHINE_QUIET_TURNS = 30
 
 _OWNER: tuple[int, ...] = tuple(p // PIECES_PER_PLAYER for p in range(2 * PIECES_PER_PLAYER))
 _BIT: tuple[int, ...] = tuple(1 << p for p in range(2 * PIECES_PER_PLAYER))
@@ -605,8 +608,12 @@ class TacTikiGame(Game[TacState, Move]):
     title = "TacTiki"
     setup_input = SetupInput.START_STACKS
     option_names = ("ranks", "strict_statue", "attack_frozen", "quiet_turns")
-    #: The referee's draw after 30 quiet turns is no printed rule: off at the table (issue 21).
+    #: The referee's draw after 30 quiet turns is no printed rule: off by default (R8), on
+    #: between machines, where random play would otherwise shuffle sideways for ever. The
+    #: table writes it off into every record all the same, so that a tikiboard from before
+    #: issue 31 (whose default was 30) replays the record as the station played it.
     table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_turns": 0}
+    machine_defaults: ClassVar[Mapping[str, Any]] = {"quiet_turns": MACHINE_QUIET_TURNS}
     presets = (STANDARD,
                OptionPreset("strict statue", lambda _n: {"strict_statue": True}),
                OptionPreset("attack frozen", lambda _n: {"attack_frozen": True}))
