@@ -511,7 +511,7 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
     ``lang``: the station's language (its screen, the legend and the summary).
     ``linger``: with ``web_port``, keep serving the page after the game until SIGINT/SIGTERM
     (Ctrl-C), so that its review and records can be read (issue 31: the page went with the
-    game); the database is kept first.
+    game); ``keep`` then copies the database as Ctrl-C left it.
     """
     tmp = None
     if data_dir is None:
@@ -557,9 +557,6 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                     drawer.cancel()
                 draw(station, demo.players, out, ansi, title)
                 _summary(station, demo, out)
-                if keep is not None:
-                    _keep(data_dir / "tikiboard.db", keep)
-                    kept.append(keep)
                 if linger and web_port is not None:
                     _ = translator(lang).gettext
                     out.write(_("The page stays served until Ctrl-C:") + "\n"
@@ -571,10 +568,9 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
         tasks.append(asyncio.ensure_future(players()))
 
     tasks: list[asyncio.Future[None]] = []
-    kept: list[Path] = []
     try:
         await serve(config, stop=stop, on_ready=ready)
-        if keep is not None and not kept:
+        if keep is not None:
             _keep(data_dir / "tikiboard.db", keep)
     finally:
         if tmp is not None:
