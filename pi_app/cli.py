@@ -32,9 +32,9 @@ def _fail(message: str) -> int:
 
 def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -> None:
     """The replay for a person: players by name (a station's record has them) or "Player 1",
-    "Player 2"... (records count from 0, people from 1), in ``lang`` (``--lang``). The
-    engine's own words (its description of the position, an illegal move's reason) stay
-    English: the engines say them in one language."""
+    "Player 2"... (records count from 0, people from 1), in ``lang`` (``--lang``), the
+    engine's description of the position too (issue 31: one language per run). An illegal
+    move's reason stays English: the engines give it as an error message."""
     from pi_app.i18n import translator
 
     _ = translator(lang).gettext
@@ -43,7 +43,7 @@ def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -
     given = [str(n) for n in names[:len(scores)]]
     people = given + [_("Player {number}").format(number=i + 1)
                       for i in range(len(given), len(scores))]
-    print(game.describe(state))
+    print(game.describe(state, _))
     print(_("scores: {scores}").format(
         scores=", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores))))
     winners = result.winners()
@@ -139,6 +139,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_examples(args: argparse.Namespace) -> int:
     """Replay the bundled example game of each engine, to show what the station computes."""
+    from pi_app.i18n import translator
+
     status = EXIT_OK
     for name in args.game or GAME_NAMES:
         try:
@@ -146,7 +148,8 @@ def cmd_examples(args: argparse.Namespace) -> int:
             text = example_record(name)
         except (ModuleNotFoundError, FileNotFoundError):
             continue
-        print(f"== {get_game(name).title}: bundled example record ==")
+        _ = translator(args.lang).gettext
+        print(_("== {title}: bundled example record ==").format(title=_(get_game(name).title)))
         result = replay(parse_record(text))
         _print_replay(result, lang=args.lang)
         print()
@@ -318,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a NAME.tiki.json record")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="the summary's language (the engine's own words stay English)")
+                   help="the replay's language (an illegal move's reason stays English)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
@@ -387,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("examples", help="replay the bundled example record of each game")
     p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="the summaries' language (the engine's own words stay English)")
+                   help="the replays' language")
     p.set_defaults(func=cmd_examples)
     return parser
 

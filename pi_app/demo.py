@@ -622,11 +622,10 @@ def _log_turn(station: Station, out: TextIO) -> None:
 
 
 def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
-    """The end of the demo in its language; the engine's description of the position stays
-    English (the engines speak one language)."""
+    """The end of the demo in its language, the engine's description of the position too."""
     _ = _words(station).gettext
     game, state = station.session.game, station.session.state
-    out.write("\n" + game.describe(state) + "\n")
+    out.write("\n" + game.describe(state, _) + "\n")
     people = _people(station)  # names, or "Player 1"...: people count from 1
     scores = ", ".join(f"{people[p]} {s}" for p, s in enumerate(game.scores(state)))
     stats = demo.players.stats

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -172,3 +173,22 @@ def test_a_list_with_a_bad_entry_replays_the_others(tmp_path: Path) -> None:
     assert "illegal move" in run.stdout
     empty = tikiboard("replay", write(tmp_path, [], "empty.json"))
     assert empty.returncode == 2 and "no games to replay" in empty.stderr
+
+
+#: What ``replay`` and ``examples`` print alike in every language: data, not words (a line of
+#: the Topple line, the board's column letters, a board row of stacks and values).
+DATA_LINE = re.compile(r"^\s*(?:\d+\.\s+\w+|[a-e ]+|\d\s+[\s.+\-\dCT]+)$")
+
+
+@pytest.mark.parametrize("lang", ["nl", "fr", "it"])
+def test_one_language_per_run(lang: str) -> None:
+    """Issue 31: with ``--lang`` the examples' positions, scores and results are all in that
+    language: every line the English run prints that comes back unchanged is data (the engines'
+    descriptions once stayed English, "Player 1" beside "Speler 1")."""
+    english = tikiboard("examples")
+    other = tikiboard("examples", "--lang", lang)
+    assert english.returncode == other.returncode == 0, other.stderr
+    same = set(english.stdout.splitlines()) & set(other.stdout.splitlines())
+    left = sorted(line for line in same if line.strip() and not DATA_LINE.match(line))
+    assert left == []
+    assert "Player" not in other.stdout

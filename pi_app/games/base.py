@@ -134,6 +134,16 @@ def card_of_tag(tag: str) -> Card | None:
     return tuple(tag.removeprefix("card:").split("/"))
 
 
+#: How an engine is handed a language: a translator's ``gettext`` (the engines import nothing
+#: of the station's translations; their texts are marked ``_(...)`` so ``pybabel`` finds them).
+Words = Callable[[str], str]
+
+
+def as_written(text: str) -> str:
+    """The English text as the code writes it: :data:`Words` when no language is asked for."""
+    return text
+
+
 class Label(str):
     """Short words about a game for people (an option in use: "5 rounds"). It *is* the English
     text, so records, logs and tests read a plain ``str``; it keeps its catalog id and values
@@ -381,8 +391,10 @@ class Game(abc.ABC, Generic[S, M]):
 
     # -- people ----------------------------------------------------------------------------------
     @abc.abstractmethod
-    def describe(self, state: S) -> str:
-        """A few lines of plain text that show the position to a person (CLI, logs)."""
+    def describe(self, state: S, words: Words | None = None) -> str:
+        """A few lines of plain text that show the position to a person (CLI, logs), in
+        ``words``' language (a translator's ``gettext``; English as written when None), so a
+        replay with ``--lang`` speaks one language (issue 31)."""
 
     @abc.abstractmethod
     def pieces(self, state: S) -> list[str]:

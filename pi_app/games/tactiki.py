@@ -52,6 +52,8 @@ from pi_app.games.base import (
     Segment,
     SetupInput,
     View,
+    Words,
+    as_written,
     options_of,
 )
 
@@ -992,9 +994,10 @@ class TacTikiGame(Game[TacState, Move]):
                 for q in (0, 1) for f in START_FIELDS[q]}
 
     # -- people ----------------------------------------------------------------------------------
-    def describe(self, state: TacState) -> str:
+    def describe(self, state: TacState, words: Words | None = None) -> str:
         """The board row 5 at the top, each field's stack bottom→top as owner letter + rank
         (T = TIKI, C = TAC), then graveyards and whose turn it is."""
+        _ = words or as_written
         rank_of = state.options.tables.piece_rank
 
         def label(p: int) -> str:
@@ -1006,18 +1009,22 @@ class TacTikiGame(Game[TacState, Move]):
         for row in range(4, -1, -1):
             line = " ".join(cells[row * 5 + c].ljust(width) for c in range(5))
             lines.append(f"{row + 1}  {line}".rstrip())
-        lines.append("stacks read bottom to top; T = TIKI (row 1), C = TAC (row 5)")
+        lines.append(_("stacks read bottom to top; T = TIKI (row 1), C = TAC (row 5)"))
         for q in (0, 1):
-            dead = ", ".join(str(rank_of[p]) for p in state.graves[q]) or "none"
-            lines.append(f"{PLAYER_NAMES[q]} defeated: {dead}")
+            dead = ", ".join(str(rank_of[p]) for p in state.graves[q]) or _("none")
+            lines.append(_("{player} defeated: {ranks}").format(player=PLAYER_NAMES[q],
+                                                               ranks=dead))
         if state.winner is not None:
-            lines.append(f"{PLAYER_NAMES[state.winner]} built a statue and won")
+            lines.append(_("{player} built a statue and won").format(
+                player=PLAYER_NAMES[state.winner]))
         elif state.draw:
-            lines.append("drawn by the referee rule (R8): the game could not progress")
+            lines.append(_("drawn by the referee rule (R8): the game could not progress"))
         else:
             limit = state.options.quiet_turns
-            quiet = f"{state.quiet} of {limit}" if limit else str(state.quiet)
-            lines.append(f"{PLAYER_NAMES[state.player]} to move (quiet turns: {quiet})")
+            quiet = _("{count} of {limit}").format(count=state.quiet, limit=limit) if limit \
+                else str(state.quiet)
+            lines.append(_("{player} to move (quiet turns: {quiet})").format(
+                player=PLAYER_NAMES[state.player], quiet=quiet))
         return "\n".join(lines)
 
     # -- the players' own set-up (R1): two hidden-rank pieces on each own start field --------

@@ -45,6 +45,8 @@ from pi_app.games.base import (
     Segment,
     SetupInput,
     View,
+    Words,
+    as_written,
     card_of_tag,
     card_tag,
     options_of,
@@ -473,21 +475,28 @@ class ToppleGame(Game[ToppleState, Move]):
                 "rounds": [round_record(state)]}
 
     # -- people ----------------------------------------------------------------------------------
-    def describe(self, state: ToppleState) -> str:
+    def describe(self, state: ToppleState, words: Words | None = None) -> str:
+        _ = words or as_written
         table = state.table
-        rows = [f"Tiki Topple, {table.players} players, round {table.round + 1} of "
-                f"{table.rounds}" + (" (tie-break)" if table.round >= table.rounds else "")]
+
+        def player(seat: int) -> str:
+            return _("Player {number}").format(number=seat + 1)
+
+        rows = [_("Tiki Topple, {players} players, round {round} of {rounds}").format(
+            players=table.players, round=table.round + 1, rounds=table.rounds)
+                + (_(" (tie-break)") if table.round >= table.rounds else "")]
         rows += [f"  {i + 1}. {tiki}" for i, tiki in enumerate(state.line)]
         for p in range(table.players):
             hand = " ".join(f"{c}x{n}" for c, n in zip(CARDS, state.hands[p], strict=True) if n)
-            rows.append(f"  Player {p + 1}: {table.totals[p]} points; hand: {hand or '-'}")
+            rows.append("  " + _("{player}: {points} points; hand: {hand}").format(
+                player=player(p), points=table.totals[p], hand=hand or "-"))
         if state.over:
-            rows.append("  game over; winner(s): "
-                        + ", ".join(f"Player {w + 1}" for w in state.winners or ()))
+            rows.append("  " + _("game over; winner(s): {names}").format(
+                names=", ".join(player(w) for w in state.winners or ())))
         elif state.turn is None:
-            rows.append("  round over")
+            rows.append("  " + _("round over"))
         else:
-            rows.append(f"  Player {state.turn + 1} to play")
+            rows.append("  " + _("{player} to play").format(player=player(state.turn)))
         return "\n".join(rows)
 
 
