@@ -20,7 +20,7 @@ from pathlib import Path
 from pi_app import __version__
 from pi_app.games import GAME_NAMES, GameError, get_game
 from pi_app.i18n import LANGUAGES
-from pi_app.records import Replay, load_record, parse_record, replay
+from pi_app.records import Replay, check_record, load_records, parse_record, replay
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -32,9 +32,9 @@ def _fail(message: str) -> int:
 
 def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -> None:
     """The replay for a person: players by name (a station's record has them) or "Player 1",
-    "Player 2"... (records count from 0, people from 1), in ``lang`` (``--lang``). The
-    engine's own words (its description of the position, an illegal move's reason) stay
-    English: the engines say them in one language."""
+    "Player 2"... (records count from 0, people from 1), in ``lang`` (``--lang``), the
+    engine's description of the position too (issue 31: one language per run). An illegal
+    move's reason stays English: the engines give it as an error message."""
     from pi_app.i18n import translator
 
     _ = translator(lang).gettext
@@ -43,7 +43,7 @@ def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -
     given = [str(n) for n in names[:len(scores)]]
     people = given + [_("Player {number}").format(number=i + 1)
                       for i in range(len(given), len(scores))]
-    print(game.describe(state))
+    print(game.describe(state, _))
     print(_("scores: {scores}").format(
         scores=", ".join(f"{people[p]}: {s}" for p, s in enumerate(scores))))
     winners = result.winners()
@@ -66,20 +66,52 @@ def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -
             where=where, move=repr(result.error.text), reason=result.error.reason))
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    """Apply every move of a record and report (``docs/records.md``)."""
+def _replay_one(record: object, where: str) -> Replay | str:
+    """The replay of one record, or the line that says why it cannot be used."""
     try:
-        record = load_record(args.file)
-        result = replay(record)
+        return replay(check_record(record))
+    except GameError as exc:
+        return f"{where}: not a valid record: {exc}"
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        return f"{where}: not a valid record ({type(exc).__name__}: {exc})"
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Apply every move of a record and report (``docs/records.md``). A file holding a list of
+    records, as ``tikiboard export`` writes a station's games, replays each in turn: a bad
+    entry is said on stderr and the others still replay; the exit status is the worst."""
+    try:
+        loaded = load_records(args.file)
     except GameError as exc:
         return _fail(f"{args.file}: not a valid record: {exc}")
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        return _fail(f"{args.file}: not a valid record ({type(exc).__name__}: {exc})")
+    if not isinstance(loaded, list):
+        result = _replay_one(loaded, args.file)
+        if isinstance(result, str):
+            return _fail(result)
+        if args.json:
+            print(json.dumps(result.to_json()))
+        else:
+            _print_replay(result, _names(loaded), args.lang)
+        return EXIT_OK if result.ok else EXIT_ILLEGAL
+    status = EXIT_OK
+    outputs: list[dict[str, object] | None] = []
+    for index, record in enumerate(loaded):
+        where = f"{args.file}: record {index + 1} of {len(loaded)}"
+        result = _replay_one(record, where)
+        if isinstance(result, str):
+            status = _fail(result)
+            outputs.append(None)
+            continue
+        if not result.ok and status == EXIT_OK:
+            status = EXIT_ILLEGAL
+        outputs.append(result.to_json())
+        if not args.json:
+            print(f"== {index + 1}/{len(loaded)}: {result.game.title} ==")
+            _print_replay(result, _names(record), args.lang)
+            print()
     if args.json:
-        print(json.dumps(result.to_json()))
-    else:
-        _print_replay(result, _names(record), args.lang)
-    return EXIT_OK if result.ok else EXIT_ILLEGAL
+        print(json.dumps({"ok": status == EXIT_OK, "records": outputs}))
+    return status
 
 
 def _names(record: object) -> list[str]:
@@ -107,6 +139,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_examples(args: argparse.Namespace) -> int:
     """Replay the bundled example game of each engine, to show what the station computes."""
+    from pi_app.i18n import translator
+
     status = EXIT_OK
     for name in args.game or GAME_NAMES:
         try:
@@ -114,7 +148,8 @@ def cmd_examples(args: argparse.Namespace) -> int:
             text = example_record(name)
         except (ModuleNotFoundError, FileNotFoundError):
             continue
-        print(f"== {get_game(name).title}: bundled example record ==")
+        _ = translator(args.lang).gettext
+        print(_("== {title}: bundled example record ==").format(title=_(get_game(name).title)))
         result = replay(parse_record(text))
         _print_replay(result, lang=args.lang)
         print()
@@ -216,7 +251,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     text = json.dumps(records[0] if args.game is not None else records, indent=1)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {len(records)} record(s) to {args.out}")
+        print(f"wrote {len(records)} record(s) to {args.out}"
+              + ("" if args.game is not None else
+                 " as a list (tikiboard replay reads it; --game ID writes one record)"))
     else:
         print(text)
     return status
@@ -284,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a NAME.tiki.json record")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="the summary's language (the engine's own words stay English)")
+                   help="the replay's language (an illegal move's reason stays English)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
@@ -353,15 +390,35 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("examples", help="replay the bundled example record of each game")
     p.add_argument("--game", choices=GAME_NAMES, action="append", help="only this game")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="the summaries' language (the engine's own words stay English)")
+                   help="the replays' language")
     p.set_defaults(func=cmd_examples)
     return parser
+
+
+#: The Pi's own drivers (the ``pi`` extra): every other library comes with a plain install.
+PI_ONLY = frozenset({"lgpio", "RPi", "board", "busio", "digitalio", "neopixel", "neopixel_spi"})
+
+
+def missing_part(module: str) -> str:
+    """One line for a library a command needs and this installation lacks (issue 31: a
+    traceback ending in ``No module named 'PIL'`` told a new user nothing)."""
+    top = module.split(".", maxsplit=1)[0]
+    if top in PI_ONLY:
+        return (f"this needs the Raspberry Pi's drivers ({top}), the pi extra: "
+                "pip install 'tikiboard[pi]'")
+    return (f"this needs the {top} library, which a plain install brings: "
+            "pip install tikiboard (not with --no-deps)")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
-        status = args.func(args)
+        try:
+            status = args.func(args)
+        except ModuleNotFoundError as exc:
+            if not exc.name or exc.name.split(".")[0] in ("pi_app", "tikifw"):
+                raise  # the project's own module missing is a bug, with its traceback
+            status = _fail(missing_part(exc.name))
         sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
     except BrokenPipeError:
         # The reader went away (``tikiboard export | head -1``): no traceback, and stdout

@@ -190,7 +190,7 @@ def frame_lines(station: Station, players: LivePlayers, ansi: bool, title: str =
         tail = _("{phase}, to move: {name}").format(
             phase=phase, name=people[status.to_move] if status.to_move is not None
             and status.to_move < len(people) else "-")
-    hands = _("by hand {moves}, illegal {illegal}").format(moves=players.stats.moves,
+    hands = _("made {moves}, illegal {illegal}").format(moves=players.stats.moves,
                                                            illegal=players.stats.illegal)
     lines.append(_cut(f"{tail} · {scores} · {hands}", WIDTH))
     return lines
@@ -487,9 +487,12 @@ def demo_title(game: str, seed: int, speed: float, *, vs_bot: str | None = None,
     title = _("tikiboard demo · {game} · seed {seed} · speed {speed}").format(
         game=game, seed=seed, speed=f"{speed:g}")
     if vs_bot:
-        title += " · " + _("P2: the station ({level})").format(level=_(vs_bot))
+        # Which seat is the bot, as people count seats (issue 31: "P2" said nothing).
+        seat = _("Player {number}").format(number=2)
+        title += " · " + _("{seat} is the station ({level})").format(seat=seat, level=_(vs_bot))
     if web_port is not None:
-        title += f" · http://127.0.0.1:{web_port}/" + (f" PIN {pin}" if pin else "")
+        # The PIN first: the frame cuts its title at 80 columns (issue 31: "PIN 35...").
+        title = (f"PIN {pin} · " if pin else "") + f"http://127.0.0.1:{web_port}/ · " + title
     return title
 
 
@@ -499,6 +502,7 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                    snapshot: Path | None = None, speed: float = 4.0,
                    web_port: int | None = None, pin: str = "",
                    keep: Path | None = None, vs_bot: str | None = None,
+                   linger: bool = False,
                    lang: str = "en") -> Station:
     """Play one game on the simulated board and draw it; returns the station at the end.
 
@@ -506,6 +510,9 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
     ``keep``: copy the game database there at the end (``tikiboard export --db`` reads it).
     ``vs_bot``: the station plays the second seat at this level; the hands carry out its moves.
     ``lang``: the station's language (its screen, the legend and the summary).
+    ``linger``: with ``web_port``, keep serving the page after the game until SIGINT/SIGTERM
+    (Ctrl-C), so that its review and records can be read (issue 31: the page went with the
+    game); ``keep`` then copies the database as Ctrl-C left it.
     """
     tmp = None
     if data_dir is None:
@@ -551,6 +558,12 @@ async def run_demo(game: str = "topple", *, seed: int = 7, max_turns: int = 400,
                     drawer.cancel()
                 draw(station, demo.players, out, ansi, title)
                 _summary(station, demo, out)
+                if linger and web_port is not None:
+                    _ = translator(lang).gettext
+                    out.write(_("The page stays served until Ctrl-C:") + "\n"
+                              + f"  http://127.0.0.1:{web_port}/\n  PIN {pin}\n")
+                    out.flush()
+                    await stop.wait()  # the daemon sets it on SIGINT and SIGTERM
                 stop.set()
 
         tasks.append(asyncio.ensure_future(players()))
@@ -610,16 +623,15 @@ def _log_turn(station: Station, out: TextIO) -> None:
 
 
 def _summary(station: Station, demo: DemoPlayers, out: TextIO) -> None:
-    """The end of the demo in its language; the engine's description of the position stays
-    English (the engines speak one language)."""
+    """The end of the demo in its language, the engine's description of the position too."""
     _ = _words(station).gettext
     game, state = station.session.game, station.session.state
-    out.write("\n" + game.describe(state) + "\n")
+    out.write("\n" + game.describe(state, _) + "\n")
     people = _people(station)  # names, or "Player 1"...: people count from 1
     scores = ", ".join(f"{people[p]} {s}" for p, s in enumerate(game.scores(state)))
     stats = demo.players.stats
-    out.write(_("result: {outcome}; scores {scores}; moves accepted {accepted}, made by hand "
-                "{moves}, illegal tries {illegal}, takebacks {takebacks}").format(
+    out.write(_("result: {outcome}; scores {scores}; moves accepted {accepted} of {moves} "
+                "made, illegal tries {illegal}, takebacks {takebacks}").format(
         outcome=outcome(station), scores=scores, accepted=len(station.accepted_log),
         moves=stats.moves, illegal=stats.illegal, takebacks=stats.takebacks) + "\n")
     out.flush()
@@ -647,11 +659,13 @@ def main(game: str, seed: int | None, max_turns: int, snapshot: str | None = Non
     if web is not None:
         web = web or free_port()
         pin = f"{secrets.randbelow(10**6):06d}"
-        print(_("page: {address} (PIN {pin} for its actions)").format(
-            address=f"http://127.0.0.1:{web}/", pin=pin))
+        # Each on a line of its own: an 80-column terminal cut the PIN (issue 31).
+        print(_("page: {address}").format(address=f"http://127.0.0.1:{web}/"))
+        print(_("PIN {pin} (for the page's actions)").format(pin=pin))
     sys.stdout.flush()
     station = asyncio.run(run_demo(game, seed=seed, max_turns=max_turns, speed=speed,
                                    web_port=web, pin=pin, keep=kept, vs_bot=vs_bot, lang=lang,
+                                   linger=web is not None,
                                    snapshot=Path(snapshot) if snapshot else None))
     if kept is not None:
         print(_("database kept in {path} ({command})").format(

@@ -84,6 +84,43 @@ def load_record(path: str | Path) -> JSON:
     return parse_record(text)
 
 
+def load_records(path: str | Path) -> JSON | list[Any]:
+    """Read a record file, or a list of records as ``tikiboard export`` writes a station's
+    games without ``--game`` (issue 31: export and replay meet). A list is returned as it is:
+    each entry is checked by :func:`check_record` when it is replayed, so one bad entry does
+    not hide the others. :class:`RecordError` with one clear sentence when the file cannot be
+    used at all."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise RecordError("not a usable record: nested too deeply") from exc
+    if isinstance(data, list):
+        if not data:
+            raise RecordError("an empty list: no games to replay (tikiboard export wrote none)")
+        if not any(isinstance(entry, dict) for entry in data):
+            check_record(data)  # a list of no records at all is not what export writes
+        return data
+    return check_record(data)
+
+
+def check_record(record: Any) -> JSON:
+    """``record`` when it is an object with the one field every record needs, else
+    :class:`RecordError` naming what a record must be."""
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object (or a file a list of them, as "
+                          "tikiboard export writes; export --game ID writes one)")
+    name = record.get("game")
+    if not isinstance(name, str):
+        raise RecordError("a record needs a 'game' string: topple, manami or tactiki")
+    return record
+
+
 def parse_record(text: str) -> JSON:
     """Parse record JSON text and check the one field every record needs."""
     try:

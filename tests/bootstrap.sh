@@ -28,11 +28,17 @@ fi
 
 stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
-    [ -x .venv/bin/python ] || python3 -m venv .venv
+    # Said as it happens (issue 31): the first run is a silent minute or more otherwise.
+    [ -x .venv/bin/python ] || {
+        echo "bootstrap: making the virtual environment .venv" >&2; python3 -m venv .venv; }
+    echo "bootstrap: updating pip in .venv" >&2
     .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
     extras="test"
     case "$(uname -m)" in aarch64|armv7l) extras="test,pi" ;; esac
+    echo "bootstrap: installing tikiboard and its [$extras] extras into .venv (a minute or" \
+        "two the first time)" >&2
     .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]"
     rm -f .venv/.installed-*
     touch "$stamp"
+    echo "bootstrap: done; run again, it does nothing until pyproject.toml changes" >&2
 fi

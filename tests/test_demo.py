@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from signal import SIGINT
 from typing import Any
 
 import pytest
@@ -145,6 +146,8 @@ def test_seed_repeats_a_deal_no_seed_deals_anew_and_keep_exports(tmp_path: Path)
 
 
 def test_web_serves_the_station_page_while_the_demo_plays(tmp_path: Path) -> None:
+    """The address and the PIN each on a line of their own (an 80-column terminal cut the
+    PIN), and the page still served after the game, until Ctrl-C (issue 31)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "pi_app", "demo", "--game", "manami",
                              "--turns", "1", "--speed", "20", "--web"], cwd=tmp_path, env=env,
@@ -153,11 +156,12 @@ def test_web_serves_the_station_page_while_the_demo_plays(tmp_path: Path) -> Non
         assert proc.stdout is not None
         address = ""
         for line in proc.stdout:
-            found = re.match(r"page: (http://127\.0\.0\.1:\d+/) \(PIN \d{6} ", line)
+            found = re.match(r"page: (http://127\.0\.0\.1:\d+/)$", line)
             if found:
                 address = found.group(1)
                 break
         assert address
+        assert re.match(r"PIN \d{6} \(for the page's actions\)$", proc.stdout.readline())
         state: dict[str, Any] = {}
         deadline = time.monotonic() + 20
         while not state and time.monotonic() < deadline:
@@ -167,6 +171,13 @@ def test_web_serves_the_station_page_while_the_demo_plays(tmp_path: Path) -> Non
             except OSError:
                 time.sleep(0.2)
         assert state["snapshot"]["game"] == "manami" and "<svg" in state["svg"]
+        for line in proc.stdout:  # the game ends; the page stays
+            if line.startswith("The page stays served until Ctrl-C"):
+                break
+        assert re.match(r"  PIN \d{6}$", [proc.stdout.readline(), proc.stdout.readline()][1])
+        with urllib.request.urlopen(address + "api/state", timeout=5) as reply:
+            assert json.loads(reply.read())["snapshot"]["game"] == "manami"
+        proc.send_signal(SIGINT)  # Ctrl-C
         proc.stdout.read()
         assert proc.wait(60) == 0
     finally:

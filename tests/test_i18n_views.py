@@ -331,7 +331,7 @@ def test_the_demo_speaks_the_stations_language(station_in: Any, lang: str) -> No
         return demo_title("topple", 4, 4.0, vs_bot="greedy", lang=language).split(" · ")
 
     assert title("en") == ["tikiboard demo", "topple", "seed 4", "speed 4",
-                           "P2: the station (greedy)"]
+                           "Player 2 is the station (greedy)"]
     assert english_left(title("en")[3:], title(lang), lang) == []  # (Dutch says "seed" too)
 
 

@@ -408,7 +408,7 @@ def test_tie_break_minus_one_without_fruit_is_a_quiet_turn_r10_r12() -> None:
 
 def test_a_game_on_zero_villages_only_still_ends_r12() -> None:
     rng = random.Random(3)
-    state = GAME.new_game(rng, {"tiles": [0] * 9, "shaman": True})
+    state = GAME.new_machine_game(rng, {"tiles": [0] * 9, "shaman": True})
     decisions = 0
     while not state.over:
         state = GAME.apply(state, GAME.random_move(state, rng))
@@ -423,17 +423,29 @@ def test_no_quiet_limit_when_switched_off_r12() -> None:
     assert not state.over and state.quiet == 240
 
 
-def test_default_quiet_limit_is_two_hundred_turns_r12() -> None:
-    assert Options().quiet_limit == 200
-    assert GAME.new_game(random.Random(0)).options.quiet_limit == 200
-    assert replay(record([])).state.options.quiet_limit == 200
-    state = position({"a1": "0", "c3": "1"})
+def test_no_quiet_limit_by_default_the_rulebook_has_none_r12() -> None:
+    """Issue 31: the printed rules end the game only on fruit, so an engine's game, a record
+    without ``quiet_limit`` and the table all play without R12's limit; only games between
+    machines (bots, soaks, benches) start from the 200 turns, which end random shuffling."""
+    assert Options().quiet_limit is None
+    assert GAME.new_game(random.Random(0)).options.quiet_limit is None
+    assert replay(record([])).state.options.quiet_limit is None
+    assert GAME.machine_defaults == {"quiet_limit": 200}
+    assert GAME.new_machine_game(random.Random(0)).options.quiet_limit == 200
+    assert GAME.table_defaults == {"quiet_limit": None}  # written out, for older replays
+    state = position({"a1": "0", "c3": "1"}, quiet_limit=None)
+    for _ in range(60):
+        state = play(state, "a1-b1", "c3-c2", "b1-a1", "c2-c3")
+    assert not state.over and state.quiet == 240
+
+
+def test_the_machines_quiet_limit_is_two_hundred_turns_r12() -> None:
+    state = position({"a1": "0", "c3": "1"}, quiet_limit=200)
     for _ in range(49):
         state = play(state, "a1-b1", "c3-c2", "b1-a1", "c2-c3")
     state = play(state, "a1-b1", "c3-c2", "b1-a1")
     assert not state.over and state.quiet == 199
     assert play(state, "c2-c3").over
-
 
 
 # -- notation --------------------------------------------------------------------------------------

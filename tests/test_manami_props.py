@@ -53,9 +53,10 @@ CANDIDATES: list[Move] = [
 
 
 def random_play(seed: int, options: dict[str, Any]) -> list[tuple[ManamiState, Move]]:
-    """A complete random game: each position with the move played from it, then the end."""
+    """A complete random game: each position with the move played from it, then the end
+    (a machine's game: R12's limit ends what random play would shuffle on for ever)."""
     rng = random.Random(seed)
-    state = GAME.new_game(rng, options)
+    state = GAME.new_machine_game(rng, options)
     history: list[tuple[ManamiState, Move]] = []
     while not GAME.is_over(state):
         move = GAME.random_move(state, rng)
@@ -158,7 +159,8 @@ def test_record_round_trip(seed: int, options: dict[str, Any], data: st.DataObje
     texts = [GAME.move_text(state, move) for state, move in history[:cut - 1]]
     if data.draw(st.booleans(), label="upper case"):
         texts = [text.upper() for text in texts]
-    record = {"game": "manami", "options": options, "first": start.turn,
+    record = {"game": "manami", "options": {**GAME.machine_defaults, **options},
+              "first": start.turn,
               "villages": dict(zip(NAMES, start.values, strict=True)), "moves": texts}
     result = replay(json.loads(json.dumps(record)))
     assert result.ok and result.moves_applied == len(texts)

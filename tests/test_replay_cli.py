@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,81 @@ def test_demo_runs() -> None:
     run = tikiboard("examples", "--game", "topple")
     assert run.returncode == 0, run.stderr
     assert "Lokahi" in run.stdout
+
+
+def _station_db(tmp_path: Path) -> Path:
+    """A station's database with a Manami game three moves in and a fresh TacTiki game, as
+    the station's own session stores them."""
+    import random
+
+    from pi_app.games import get_game
+    from pi_app.referee.session import Session
+    from pi_app.referee.store import EventStore
+
+    db = tmp_path / "station.db"
+    store = EventStore(db)
+    rng = random.Random(7)
+    session: Session[Any, Any] = Session.new(store, "manami", rng=rng, players=["Ana", "Ben"])
+    game, state = get_game("manami"), session.state
+    for _ in range(3):
+        move = game.random_move(state, rng)
+        player = game.to_move(state)
+        state = game.apply(state, move)
+        session.moved(game.move_text(session.state, move), player, state)
+    Session.new(store, "tactiki", rng=rng)
+    store.close()
+    return db
+
+
+def test_export_then_replay_meet(tmp_path: Path) -> None:
+    """Issue 31: what ``export`` writes without ``--game`` (a list) is what ``replay`` reads,
+    each record in turn, under its number; ``--game`` writes one record, replayed as before."""
+    db = _station_db(tmp_path)
+    every = tmp_path / "games.json"
+    run = tikiboard("export", "--db", str(db), "--out", str(every))
+    assert run.returncode == 0, run.stderr
+    assert "--game ID writes one record" in run.stdout
+    assert isinstance(json.loads(every.read_text()), list)
+    replayed = tikiboard("replay", str(every))
+    assert replayed.returncode == 0, replayed.stderr
+    assert "== 1/2: Tiki (Manami island) ==" in replayed.stdout
+    assert "== 2/2: TacTiki ==" in replayed.stdout
+    assert "Ana: " in replayed.stdout  # the names the station stored
+    as_json = json.loads(tikiboard("replay", str(every), "--json").stdout)
+    assert as_json["ok"] is True and [r["ok"] for r in as_json["records"]] == [True, True]
+    one = tmp_path / "one.json"
+    assert tikiboard("export", "--db", str(db), "--game", "1", "--out", str(one)).returncode == 0
+    single = json.loads(tikiboard("replay", str(one), "--json").stdout)
+    assert single["ok"] is True and single["state"] == as_json["records"][0]["state"]
+
+
+def test_a_list_with_a_bad_entry_replays_the_others(tmp_path: Path) -> None:
+    good = topple(["up1 Nani"])
+    run = tikiboard("replay", write(tmp_path, [good, 42, topple(["up1 Nani", "up1 Nani",
+                                                                 "up9 Kapu"])]))
+    assert run.returncode == 2
+    assert "record 2 of 3: not a valid record: a record must be a JSON object" in run.stderr
+    assert "--game ID writes one" in run.stderr
+    assert "== 1/3: Tiki Topple ==" in run.stdout and "== 3/3: Tiki Topple ==" in run.stdout
+    assert "illegal move" in run.stdout
+    empty = tikiboard("replay", write(tmp_path, [], "empty.json"))
+    assert empty.returncode == 2 and "no games to replay" in empty.stderr
+
+
+#: What ``replay`` and ``examples`` print alike in every language: data, not words (a line of
+#: the Topple line, the board's column letters, a board row of stacks and values).
+DATA_LINE = re.compile(r"^\s*(?:\d+\.\s+\w+|[a-e ]+|\d\s+[\s.+\-\dCT]+)$")
+
+
+@pytest.mark.parametrize("lang", ["nl", "fr", "it"])
+def test_one_language_per_run(lang: str) -> None:
+    """Issue 31: with ``--lang`` the examples' positions, scores and results are all in that
+    language: every line the English run prints that comes back unchanged is data (the engines'
+    descriptions once stayed English, "Player 1" beside "Speler 1")."""
+    english = tikiboard("examples")
+    other = tikiboard("examples", "--lang", lang)
+    assert english.returncode == other.returncode == 0, other.stderr
+    same = set(english.stdout.splitlines()) & set(other.stdout.splitlines())
+    left = sorted(line for line in same if line.strip() and not DATA_LINE.match(line))
+    assert left == []
+    assert "Player" not in other.stdout

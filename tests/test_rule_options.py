@@ -107,28 +107,32 @@ def test_r19_needs_the_shaman_variant_and_is_absent_from_records_without_it() ->
     with pytest.raises(RecordError, match="true or false"):
         MANAMI.new_game(random.Random(0), {"shaman": True, "shaman_off_board": 1})
     plain = MANAMI.setup_record(MANAMI.setup(VALUES, 0, Options(shaman=True)))
-    assert plain["options"] == {"tokens": 8, "fruit": 7, "shaman": True, "quiet_limit": 200}
+    assert plain["options"] == {"tokens": 8, "fruit": 7, "shaman": True, "quiet_limit": None}
 
 
 # -- the limits: off at the table, kept by the engines' defaults -------------------------------
 
-def test_records_without_options_keep_the_limits() -> None:
-    """A record without ``options`` replays as before: Manami's 200 quiet turns end it."""
+def test_records_without_options_play_the_rulebook() -> None:
+    """Issue 31: a record without ``options`` replays by the rulebook, which has no limit on
+    quiet turns; a record that names Manami's 200 quiet turns ends on the 200th."""
     record = {"game": "manami", "villages": dict(zip(
         ("a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"), VALUES, strict=True)),
         "moves": ["place a1", "place c3"] + ["a1-b1", "c3-c2", "b1-a1", "c2-c3"] * 49
         + ["a1-b1", "c3-c2"]}
-    assert replay(record).to_json()["finished"] is True  # the 200th quiet turn ends it
+    assert replay(record).to_json()["finished"] is False
     assert replay(record).ok
-    assert replay({**record, "options": {"quiet_limit": None}}).to_json()["finished"] is False
-    assert get_game("tactiki").new_game(random.Random(1)).options.quiet_turns == 30
+    limited = {**record, "options": {"quiet_limit": 200}}
+    assert replay(limited).to_json()["finished"] is True  # the 200th quiet turn ends it
+    assert get_game("tactiki").new_game(random.Random(1)).options.quiet_turns == 0
+    assert get_game("tactiki").new_machine_game(random.Random(1)).options.quiet_turns == 30
 
 
 def test_the_table_writes_the_limits_off_into_every_new_record() -> None:
     assert table_options("manami", None, 2) == {"quiet_limit": None}
     assert table_options("tactiki", {}, 2) == {"quiet_turns": 0}
     assert table_options("tactiki", {"quiet_turns": 30}, 2) == {"quiet_turns": 30}
-    assert table_options("topple", {"rounds": 8}, 3) == {"rounds": 8, "players": 3}
+    assert table_options("topple", {"rounds": 8}, 3) == {"topple_bottom": False, "rounds": 8,
+                                                         "players": 3}  # R1: sensors
 
 
 def test_unknown_or_bad_options_are_refused_with_a_sentence() -> None:
@@ -143,7 +147,9 @@ def test_unknown_or_bad_options_are_refused_with_a_sentence() -> None:
 def test_labels_say_which_options_a_game_uses() -> None:
     assert labels("manami", {"shaman": True, "shaman_off_board": True, "quiet_limit": None}) \
         == ("shaman enters",)
-    assert labels("manami", {}) == ("200-turn limit",)  # an old record: the limit was on
+    assert labels("manami", {}) == ()  # the rulebook's: no limit (issue 31)
+    assert labels("manami", {"quiet_limit": 200}) == ("200-turn limit",)
+    assert labels("tactiki", {}) == ()
     assert labels("tactiki", {"quiet_turns": 0, "strict_statue": True}) == ("strict statue",)
     assert labels("topple", {"players": 2, "rounds": 8, "topple_bottom": True}) == \
         ("8 rounds", "topple bottom")

@@ -685,3 +685,19 @@ def test_cli_replay_bad_setup(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "TIKI's pieces must have the ranks" in done.stderr
+
+
+def test_defaults_are_the_rulebook_r4_r8() -> None:
+    """Issue 31: a game with no options plays the printed rules. Frozen pieces cannot be
+    attacked ("neither by you nor by any action of your opponent", R4) and nothing ends a game
+    on quiet turns (R8 (a) is the referee's, not the rulebook's); both are options, named as
+    house rules. Only games between machines start with the 30-turn count."""
+    import random
+
+    options = GAME.new_game(random.Random(0)).options
+    assert options.attack_frozen is False and options.strict_statue is False
+    assert options.quiet_turns == 0
+    assert replay({"game": "tactiki", "setup": GAME.setup_record(
+        GAME.new_game(random.Random(0)))["setup"], "moves": []}).state.options.quiet_turns == 0
+    assert GAME.machine_defaults == {"quiet_turns": 30}
+    assert GAME.new_machine_game(random.Random(0)).options.quiet_turns == 30

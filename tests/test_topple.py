@@ -108,16 +108,27 @@ def test_topple_moves_to_the_bottom() -> None:
     assert s.line == (*LINE[1:], "Hookipa")
 
 
-def test_r1_topple_on_the_bottom_tiki_is_illegal() -> None:
-    with pytest.raises(IllegalMove, match="already at the bottom"):
-        play(start(), "topple Huhu")
-    assert Move("topple", "Huhu") not in GAME.legal_moves(start())
-
-
-def test_r1_option_allows_topple_on_the_bottom() -> None:
-    s = play(start(topple_bottom=True), "topple Huhu")
+def test_r1_the_rulebook_allows_topple_on_the_bottom_tiki() -> None:
+    """Issue 31: Gamewright's Tiki Topple takes "any active tiki", so a record without the
+    option plays it: the card is spent and the line stays."""
+    s = play(start(), "topple Huhu")
     assert list(s.line) == LINE and s.hands[0][3] == 0
-    assert Move("topple", "Huhu") in GAME.legal_moves(start(topple_bottom=True))
+    assert Move("topple", "Huhu") in GAME.legal_moves(start())
+    assert GAME.new_game(random.Random(0)).table.topple_bottom is True
+
+
+def test_r1_the_house_rule_bans_topple_on_the_bottom_tiki() -> None:
+    with pytest.raises(IllegalMove, match="already at the bottom"):
+        play(start(topple_bottom=False), "topple Huhu")
+    assert Move("topple", "Huhu") not in GAME.legal_moves(start(topple_bottom=False))
+
+
+def test_r1_the_table_and_the_machines_keep_the_ban() -> None:
+    """A Topple of the bottom tiki moves nothing, so the station's sensors cannot see it: the
+    table and the simulated tables (and the bots measured with them) keep the ban."""
+    assert GAME.table_defaults == {"topple_bottom": False}
+    assert GAME.machine_defaults == {"topple_bottom": False}
+    assert GAME.new_machine_game(random.Random(0)).table.topple_bottom is False
 
 
 # -- Tiki Toast ----------------------------------------------------------------------------------

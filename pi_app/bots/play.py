@@ -51,7 +51,7 @@ def play_game(game: Game[Any, Any], bots: Sequence[Bot], rng: random.Random, bud
               options: dict[str, Any] | None = None,
               clock: Callable[[], float] = time.perf_counter) -> GameResult:
     """A whole game, bot ``i`` in seat ``i``; the deal and the bots draw from ``rng``."""
-    state = game.new_game(rng, options)
+    state = game.new_machine_game(rng, options)
     seconds: list[list[float]] = [[] for _ in bots]
     decisions = 0
     while not game.is_over(state):

@@ -134,6 +134,16 @@ def card_of_tag(tag: str) -> Card | None:
     return tuple(tag.removeprefix("card:").split("/"))
 
 
+#: How an engine is handed a language: a translator's ``gettext`` (the engines import nothing
+#: of the station's translations; their texts are marked ``_(...)`` so ``pybabel`` finds them).
+Words = Callable[[str], str]
+
+
+def as_written(text: str) -> str:
+    """The English text as the code writes it: :data:`Words` when no language is asked for."""
+    return text
+
+
 class Label(str):
     """Short words about a game for people (an option in use: "5 rounds"). It *is* the English
     text, so records, logs and tests read a plain ``str``; it keeps its catalog id and values
@@ -194,10 +204,15 @@ class Game(abc.ABC, Generic[S, M]):
     #: Every option key a game chosen at the table may set (``seeds/*.md``, Options), except
     #: ``players``: the players are chosen on their own.
     option_names: ClassVar[tuple[str, ...]] = ()
-    #: The options a game at the table starts from: limits the printed rules do not have are
-    #: off there unless the players choose them (bots, soaks and old records keep the engine's
-    #: defaults, which apply to a record without the key).
+    #: The options a game at the table starts from, where the station cannot follow the
+    #: rulebook's default with its sensors (a record without the key still gets the engine's
+    #: default, which is the rulebook's: issue 31).
     table_defaults: ClassVar[Mapping[str, Any]] = {}
+    #: The options games between machines start from (bots, soaks, benchmarks, simulated
+    #: tables): referee limits no rulebook prints, which end a game random play could shuffle
+    #: on for ever, and bans on what simulated sensors cannot show. They are not the rules: the
+    #: engine's own defaults are the rulebook's, for records and for people (issue 31).
+    machine_defaults: ClassVar[Mapping[str, Any]] = {}
     #: What MENU offers after the game and player count: the printed rules, then a few variants.
     presets: ClassVar[tuple[OptionPreset, ...]] = (STANDARD,)
 
@@ -352,6 +367,12 @@ class Game(abc.ABC, Generic[S, M]):
     def new_game(self, rng: random.Random, options: JSON | None = None) -> S:
         """A fresh game with a random set-up drawn from ``rng`` (seed it to repeat a deal)."""
 
+    def new_machine_game(self, rng: random.Random, options: JSON | None = None) -> S:
+        """:meth:`new_game` for play between machines: :attr:`machine_defaults`, then
+        ``options``. Bots, soaks and benches start here so that the rulebook's defaults can
+        stay the engine's without a random game running on for ever."""
+        return self.new_game(rng, {**self.machine_defaults, **(options or {})})
+
     def deal(self, state: S, rng: random.Random) -> S:
         """The set-up step that no player decides, such as Topple's next round.
 
@@ -373,8 +394,10 @@ class Game(abc.ABC, Generic[S, M]):
 
     # -- people ----------------------------------------------------------------------------------
     @abc.abstractmethod
-    def describe(self, state: S) -> str:
-        """A few lines of plain text that show the position to a person (CLI, logs)."""
+    def describe(self, state: S, words: Words | None = None) -> str:
+        """A few lines of plain text that show the position to a person (CLI, logs), in
+        ``words``' language (a translator's ``gettext``; English as written when None), so a
+        replay with ``--lang`` speaks one language (issue 31)."""
 
     @abc.abstractmethod
     def pieces(self, state: S) -> list[str]:

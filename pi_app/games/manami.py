@@ -54,6 +54,8 @@ from pi_app.games.base import (
     RecordError,
     Segment,
     View,
+    Words,
+    as_written,
     options_of,
 )
 
@@ -94,8 +96,12 @@ WIN = 4
 #: Tile set when the ``tiles`` option is absent (R1): +2 x1, +1 x4, 0 x3, -1 x1.
 DEFAULT_TILES: tuple[int, ...] = (2, 1, 1, 1, 1, 0, 0, 0, -1)
 TILE_VALUES = frozenset((-1, 0, 1, 2))
-#: R12: turns in a row without any fruit moving that end the game (not in the printed rules).
-DEFAULT_QUIET_LIMIT = 200
+#: R12: turns in a row without any fruit moving that end the game. Not in the printed rules,
+#: so off by default (issue 31); games between machines play with :data:`MACHINE_QUIET_LIMIT`.
+DEFAULT_QUIET_LIMIT: int | None = None
+#: R12's limit for bots, soaks and benches (``machine_defaults``): random play can shuffle
+#: tokens without moving fruit for a long time, and a bench must end its games.
+MACHINE_QUIET_LIMIT = 200
 
 
 # -- moves ---------------------------------------------------------------------------------------
@@ -317,8 +323,11 @@ class ManamiGame(Game[ManamiState, Move]):
     name: ClassVar[str] = "manami"
     title: ClassVar[str] = "Tiki (Manami island)"
     option_names = ("tokens", "fruit", "shaman", "shaman_off_board", "quiet_limit", "tiles")
-    #: The 200-turn limit is no printed rule: off at the table unless chosen (issue 21).
+    #: The 200-turn limit is no printed rule: off by default (R12), on between machines. The
+    #: table writes it off into every record all the same, so that a tikiboard from before
+    #: issue 31 (whose default was 200) replays the record as the station played it.
     table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_limit": None}
+    machine_defaults: ClassVar[Mapping[str, Any]] = {"quiet_limit": MACHINE_QUIET_LIMIT}
     presets = (STANDARD,
                OptionPreset("shaman", lambda _n: {"shaman": True}),
                OptionPreset("shaman enters", lambda _n: {"shaman": True, "shaman_off_board": True}))
@@ -810,9 +819,12 @@ class ManamiGame(Game[ManamiState, Move]):
         """Every token as ``expected_view`` names it; the shaman is not sensed."""
         return ["p0"] * state.options.tokens + ["p1"] * state.options.tokens
 
-    def describe(self, state: ManamiState) -> str:
+    def describe(self, state: ManamiState, words: Words | None = None) -> str:
         """A 3x3 picture (row 3 at the top, each village as value and stack) and the counts."""
-        lines = [self.title + (", shaman variant" if state.options.shaman else ""),
+        _ = words or as_written
+        one, two = (_("Player {number}").format(number=n) for n in (1, 2))
+        # The edition's title as the catalogs name it in each language (pi_app.i18n).
+        lines = [_(self.title) + (_(", shaman variant") if state.options.shaman else ""),
                  "     " + "".join(f"{c:<9}" for c in "abc").rstrip()]
         for row in (2, 1, 0):
             cells = []
@@ -820,31 +832,39 @@ class ManamiGame(Game[ManamiState, Move]):
                 stack = "".join(str(o) for o in state.stacks[v]) or "."
                 cells.append(f"{state.values[v]:+d} {stack:<6}".replace("+0", " 0"))
             lines.append(f"{row + 1}    " + "".join(cells).rstrip())
-        lines.append("(stacks bottom first: 0 = a token of Player 1, 1 = of Player 2)")
-        lines.append(f"Fruit: Player 1 {state.fruit[0]}, Player 2 {state.fruit[1]}; "
-                     f"supply {state.supply}; spoiled {state.spoiled}"
-                     + (" (tie-break: the next fruit gained or lost decides)"
+        lines.append(_("(stacks bottom first: 0 = a token of {first}, 1 = of {second})").format(
+            first=one, second=two))
+        lines.append(_("Fruit: {first} {fruit_first}, {second} {fruit_second}; supply {supply}; "
+                       "spoiled {spoiled}").format(
+            first=one, fruit_first=state.fruit[0], second=two, fruit_second=state.fruit[1],
+            supply=state.supply, spoiled=state.spoiled)
+                     + (_(" (tie-break: the next fruit gained or lost decides)")
                         if state.tie_break else ""))
-        lines.append(f"Reserve: Player 1 {state.reserve[0]}, Player 2 {state.reserve[1]}")
+        lines.append(_("Reserve: {first} {reserve_first}, {second} {reserve_second}").format(
+            first=one, reserve_first=state.reserve[0], second=two,
+            reserve_second=state.reserve[1]))
         if state.options.shaman:
-            off = "off the board" if state.options.shaman_off_board else "not placed yet"
-            lines.append("Shaman: " + (off if state.shaman < 0
-                                       else "between " + _edge_text(state.shaman, " and ")))
+            off = _("off the board") if state.options.shaman_off_board else _("not placed yet")
+            u, v = EDGES[state.shaman] if state.shaman >= 0 else (0, 0)
+            lines.append(_("Shaman: {where}").format(
+                where=off if state.shaman < 0 else _("between {first} and {second}").format(
+                    first=NAMES[u], second=NAMES[v])))
         winners = self.winners(state)
         if winners is not None:
-            lines.append("Game over: " + ("draw" if len(winners) == 2
-                                          else f"Player {winners[0] + 1} wins"))
+            lines.append(_("Game over: {result}").format(
+                result=_("draw") if len(winners) == 2 else _("{player} wins").format(
+                    player=_("Player {number}").format(number=winners[0] + 1))))
         else:
             hint = ""
             if state.pending:
-                hint = " or ".join(self.move_text(state, m) for m in self.legal_moves(state))
+                hint = _(" or ").join(self.move_text(state, m) for m in self.legal_moves(state))
             elif state.deciders:
-                hint = ("shaman X/Y or shaman stay"
+                hint = (_("shaman X/Y or shaman stay")
                         if state.shaman >= 0 or state.options.shaman_off_board
-                        else "place the shaman: shaman X/Y")
+                        else _("place the shaman: shaman X/Y"))
             mover = self.to_move(state)
-            who = "nobody" if mover is None else f"Player {mover + 1}"
-            lines.append(f"To move: {who}" + (f" ({hint})" if hint else ""))
+            who = _("nobody") if mover is None else _("Player {number}").format(number=mover + 1)
+            lines.append(_("To move: {who}").format(who=who) + (f" ({hint})" if hint else ""))
         return "\n".join(lines)
 
     # -- records ---------------------------------------------------------------------------------

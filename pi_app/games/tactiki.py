@@ -52,6 +52,8 @@ from pi_app.games.base import (
     Segment,
     SetupInput,
     View,
+    Words,
+    as_written,
     options_of,
 )
 
@@ -69,9 +71,12 @@ PIECES_PER_PLAYER = 10
 DEFAULT_RANKS: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
 #: The row (a field name's digit) each player's pieces start on: TIKI's row 1, TAC's row 5.
 _START_ROWS = {"T": "1", "C": "5"}
-#: Referee draw (ruling R8): this many turns in a row with no capture, no reincarnation and no
-#: newly frozen piece end the game drawn.
-DEFAULT_QUIET_TURNS = 30
+#: Referee draw (ruling R8 (a)): this many turns in a row with no capture, no reincarnation and
+#: no newly frozen piece end the game drawn. Not in the printed rules, so off (0) by default
+#: (issue 31); games between machines play with :data:`MACHINE_QUIET_TURNS`.
+DEFAULT_QUIET_TURNS = 0
+#: R8 (a)'s count for bots, soaks and benches (``machine_defaults``), measured on random play.
+MACHINE_QUIET_TURNS = 30
 
 _OWNER: tuple[int, ...] = tuple(p // PIECES_PER_PLAYER for p in range(2 * PIECES_PER_PLAYER))
 _BIT: tuple[int, ...] = tuple(1 << p for p in range(2 * PIECES_PER_PLAYER))
@@ -606,8 +611,12 @@ class TacTikiGame(Game[TacState, Move]):
     setup_input = SetupInput.START_STACKS
     hidden_information = True
     option_names = ("ranks", "strict_statue", "attack_frozen", "quiet_turns")
-    #: The referee's draw after 30 quiet turns is no printed rule: off at the table (issue 21).
+    #: The referee's draw after 30 quiet turns is no printed rule: off by default (R8), on
+    #: between machines, where random play would otherwise shuffle sideways for ever. The
+    #: table writes it off into every record all the same, so that a tikiboard from before
+    #: issue 31 (whose default was 30) replays the record as the station played it.
     table_defaults: ClassVar[Mapping[str, Any]] = {"quiet_turns": 0}
+    machine_defaults: ClassVar[Mapping[str, Any]] = {"quiet_turns": MACHINE_QUIET_TURNS}
     presets = (STANDARD,
                OptionPreset("strict statue", lambda _n: {"strict_statue": True}),
                OptionPreset("attack frozen", lambda _n: {"attack_frozen": True}))
@@ -986,9 +995,10 @@ class TacTikiGame(Game[TacState, Move]):
                 for q in (0, 1) for f in START_FIELDS[q]}
 
     # -- people ----------------------------------------------------------------------------------
-    def describe(self, state: TacState) -> str:
+    def describe(self, state: TacState, words: Words | None = None) -> str:
         """The board row 5 at the top, each field's stack bottom→top as owner letter + rank
         (T = TIKI, C = TAC), then graveyards and whose turn it is."""
+        _ = words or as_written
         rank_of = state.options.tables.piece_rank
 
         def label(p: int) -> str:
@@ -1000,18 +1010,22 @@ class TacTikiGame(Game[TacState, Move]):
         for row in range(4, -1, -1):
             line = " ".join(cells[row * 5 + c].ljust(width) for c in range(5))
             lines.append(f"{row + 1}  {line}".rstrip())
-        lines.append("stacks read bottom to top; T = TIKI (row 1), C = TAC (row 5)")
+        lines.append(_("stacks read bottom to top; T = TIKI (row 1), C = TAC (row 5)"))
         for q in (0, 1):
-            dead = ", ".join(str(rank_of[p]) for p in state.graves[q]) or "none"
-            lines.append(f"{PLAYER_NAMES[q]} defeated: {dead}")
+            dead = ", ".join(str(rank_of[p]) for p in state.graves[q]) or _("none")
+            lines.append(_("{player} defeated: {ranks}").format(player=PLAYER_NAMES[q],
+                                                               ranks=dead))
         if state.winner is not None:
-            lines.append(f"{PLAYER_NAMES[state.winner]} built a statue and won")
+            lines.append(_("{player} built a statue and won").format(
+                player=PLAYER_NAMES[state.winner]))
         elif state.draw:
-            lines.append("drawn by the referee rule (R8): the game could not progress")
+            lines.append(_("drawn by the referee rule (R8): the game could not progress"))
         else:
             limit = state.options.quiet_turns
-            quiet = f"{state.quiet} of {limit}" if limit else str(state.quiet)
-            lines.append(f"{PLAYER_NAMES[state.player]} to move (quiet turns: {quiet})")
+            quiet = _("{count} of {limit}").format(count=state.quiet, limit=limit) if limit \
+                else str(state.quiet)
+            lines.append(_("{player} to move (quiet turns: {quiet})").format(
+                player=PLAYER_NAMES[state.player], quiet=quiet))
         return "\n".join(lines)
 
     # -- the players' own set-up (R1): two hidden-rank pieces on each own start field --------

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pi_app.games.base import (
     JSON,
@@ -45,6 +45,8 @@ from pi_app.games.base import (
     Segment,
     SetupInput,
     View,
+    Words,
+    as_written,
     card_of_tag,
     card_tag,
     options_of,
@@ -122,7 +124,7 @@ class Table:
     cards: tuple[tuple[str, str, str] | None, ...]
     totals: tuple[int, ...]
     round_scores: tuple[tuple[int, ...], ...]
-    topple_bottom: bool = False
+    topple_bottom: bool = True
     #: Secret Tiki cards dealt so far this game (the discards), so a deal draws new ones (R5).
     dealt: frozenset[tuple[str, str, str]] = frozenset()
 
@@ -183,6 +185,13 @@ class ToppleGame(Game[ToppleState, Move]):
     setup_input = SetupInput.SECRET_CARDS
     hidden_information = True
     option_names = ("rounds", "topple_bottom")
+    #: R1: the Gamewright rulebook lets Tiki Topple take "any active tiki", the bottom one too,
+    #: which moves nothing. The sensors cannot see a card played that moves nothing, so the
+    #: station keeps the Schmidt edition's ban at the table (a house rule it needs, until a
+    #: card can be played without a move), and so do the simulated tables and the bots, whose
+    #: hands must show every move and whose figures were measured with it.
+    table_defaults: ClassVar[Mapping[str, Any]] = {"topple_bottom": False}
+    machine_defaults: ClassVar[Mapping[str, Any]] = {"topple_bottom": False}
     presets = (STANDARD,
                OptionPreset("longer game", lambda n: {"rounds": 2 * default_rounds(n)}),
                OptionPreset("topple bottom", lambda _n: {"topple_bottom": True}))
@@ -361,7 +370,7 @@ class ToppleGame(Game[ToppleState, Move]):
                 totals=tuple(_int(t, "totals", 0, 10**6) for t in data["totals"]),
                 round_scores=tuple(tuple(_int(p, "round_scores", 0, 16) for p in r)
                                    for r in data["round_scores"]),
-                topple_bottom=bool(data.get("options", {}).get("topple_bottom", False)),
+                topple_bottom=bool(data.get("options", {}).get("topple_bottom", True)),
                 dealt=frozenset(_card(c) for c in data.get("dealt", [])),
             )
             hands = tuple(tuple(_int(h[c], "hands", 0, 2) for c in CARDS) for h in data["hands"])
@@ -467,21 +476,28 @@ class ToppleGame(Game[ToppleState, Move]):
                 "rounds": [round_record(state)]}
 
     # -- people ----------------------------------------------------------------------------------
-    def describe(self, state: ToppleState) -> str:
+    def describe(self, state: ToppleState, words: Words | None = None) -> str:
+        _ = words or as_written
         table = state.table
-        rows = [f"Tiki Topple, {table.players} players, round {table.round + 1} of "
-                f"{table.rounds}" + (" (tie-break)" if table.round >= table.rounds else "")]
+
+        def player(seat: int) -> str:
+            return _("Player {number}").format(number=seat + 1)
+
+        rows = [_("Tiki Topple, {players} players, round {round} of {rounds}").format(
+            players=table.players, round=table.round + 1, rounds=table.rounds)
+                + (_(" (tie-break)") if table.round >= table.rounds else "")]
         rows += [f"  {i + 1}. {tiki}" for i, tiki in enumerate(state.line)]
         for p in range(table.players):
             hand = " ".join(f"{c}x{n}" for c, n in zip(CARDS, state.hands[p], strict=True) if n)
-            rows.append(f"  Player {p + 1}: {table.totals[p]} points; hand: {hand or '-'}")
+            rows.append("  " + _("{player}: {points} points; hand: {hand}").format(
+                player=player(p), points=table.totals[p], hand=hand or "-"))
         if state.over:
-            rows.append("  game over; winner(s): "
-                        + ", ".join(f"Player {w + 1}" for w in state.winners or ()))
+            rows.append("  " + _("game over; winner(s): {names}").format(
+                names=", ".join(player(w) for w in state.winners or ())))
         elif state.turn is None:
-            rows.append("  round over")
+            rows.append("  " + _("round over"))
         else:
-            rows.append(f"  Player {state.turn + 1} to play")
+            rows.append("  " + _("{player} to play").format(player=player(state.turn)))
         return "\n".join(rows)
 
 
@@ -728,7 +744,7 @@ def _options(record: JSON, round0: JSON | None) -> tuple[int, int, bool]:
     rounds = options.get("rounds")
     rounds = default_rounds(players) if rounds is None else _int(
         rounds, "options.rounds", 1, 100, RecordError)
-    topple_bottom = options.get("topple_bottom", False)
+    topple_bottom = options.get("topple_bottom", True)
     if not isinstance(topple_bottom, bool):
         raise RecordError("options.topple_bottom must be true or false")
     return players, rounds, topple_bottom

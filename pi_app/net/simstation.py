@@ -41,7 +41,7 @@ class SimStation:
 
     def new_game(self) -> None:
         engine = get_game(self.game_name)
-        state = engine.new_game(self.rng)
+        state = engine.new_machine_game(self.rng)
         count = len(engine.scores(state))
         self.players = list(self.fixed_players or self.rng.sample(NAMES, count))[:count]
         self.session = Session.new(self.store, self.game_name, state=state, board=self.board,

@@ -215,7 +215,7 @@ class SimTable:
         self.game = game
         self.rng = rng
         self.rates = rates or Rates()
-        self.state = state if state is not None else game.new_game(rng)
+        self.state = state if state is not None else game.new_machine_game(rng)
         self.board = PhysicalBoard(geometry, registry)
         self.hands = Hands(rng, noise) if hand_pace is None else Hands(rng, noise, pace=hand_pace)
         self.sensors: Sensors = sensors or SensorModel(
@@ -688,7 +688,7 @@ def simulate_trace(game: Game[Any, Any], geometry: Geometry, registry: TagRegist
             events.append(event)
 
     rng = random.Random(seed)
-    start = game.new_game(rng)
+    start = game.new_machine_game(rng)
     table = SimTable(game, geometry, registry, rng, noise=noise, miss=miss, flicker=flicker,
                      state=start, listener=listen)
     for _ in range(moves):

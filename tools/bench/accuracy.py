@@ -141,11 +141,11 @@ def run(game_name: str, moves: int, seed: int, *, noisy: bool = True,
         total.merge(stats)
     cpu = time.process_time() - started
     builds: list[float] = []
-    state = game.new_game(random.Random(seed))
+    state = game.new_machine_game(random.Random(seed))
     cells = list(game.expected_view(state))
     for _ in range(200):
         if game.is_over(state) or game.to_move(state) is None:
-            state = game.new_game(rng)
+            state = game.new_machine_game(rng)
         t0 = time.perf_counter()
         Position.build(game, state, cells)
         builds.append(time.perf_counter() - t0)

@@ -22,7 +22,7 @@ MAX_DECISIONS = 100_000
 
 def play_random(game: Game[Any, Any], rng: random.Random) -> tuple[Any, int]:
     """Play one complete game with random legal decisions; returns the end state and its length."""
-    state = game.new_game(rng)
+    state = game.new_machine_game(rng)
     decisions = 0
     while not game.is_over(state):
         if game.to_move(state) is None:
@@ -56,7 +56,7 @@ def movegen_per_second(game: Game[Any, Any], seconds: float, seed: int = 2) -> d
     rng = random.Random(seed)
     positions: list[Any] = []
     while len(positions) < 2_000:
-        state = game.new_game(rng)
+        state = game.new_machine_game(rng)
         while not game.is_over(state):
             if game.to_move(state) is None:
                 state = game.deal(state, rng)
