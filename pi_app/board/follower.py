@@ -74,9 +74,9 @@ from pi_app.board.inference import (
     between,
     guidance,
 )
-from pi_app.board.pacing import paced
 from pi_app.board.registry import TagRegistry
 from pi_app.board.tracker import ABSENT_MISSES, Observation, Tracker, ViewKey, view_key
+from pi_app.board.waits import Waits
 from pi_app.games.base import Game, IllegalMove, M, S
 from pi_app.readings import ButtonPressed, SensorEvent
 
@@ -274,11 +274,12 @@ class Follower(Generic[S, M]):
 
     def __post_init__(self) -> None:
         self.tracker = Tracker(self.geometry, self.registry)
-        self._settle_min = (self.geometry.settle_min if self.settle_min is None
-                            else self.settle_min)
-        # The configured waits are floors: _keep_pace stretches them to the board's scan cycle.
-        self._configured = {"settle_min": self._settle_min, "miss_grace": self.tracker.miss_grace,
-                            **{name: getattr(self, name) for name in _PACED}}
+        # The configured waits are floors: _keep_pace paces them on the board's scan cycle.
+        self.configured_waits = Waits(
+            settle_min=self.geometry.settle_min if self.settle_min is None else self.settle_min,
+            miss_grace=self.tracker.miss_grace,
+            settle_next=self.settle_next, **{name: getattr(self, name) for name in _PACED})
+        self.waits = self.configured_waits
         self._paced_for: float | None = None
         self._keep_pace()
         self.cells = tuple(self.game.expected_view(self.state))
@@ -433,12 +434,13 @@ class Follower(Generic[S, M]):
         """The next time after ``now`` when :meth:`tick` may have something to say."""
         self._keep_pace()
         last = self.tracker.last_change
-        times = [self.tracker.next_deadline(), last + self._settle_min, last + self.settle,
-                 last + self.settle_long, last + self.settle_unexplained,
-                 last + self.settle_removal, last + self.grace, last + 2 * self.grace,
+        waits = self.waits
+        times = [self.tracker.next_deadline(), last + waits.settle_min, last + waits.settle,
+                 last + waits.settle_long, last + waits.settle_unexplained,
+                 last + waits.settle_removal, last + waits.grace, last + 2 * waits.grace,
                  self._elsewhere_due, self._carried_due, self._open_due, self._contested_due,
                  None if self._unexplained is None else
-                 self._unexplained[1] + self.settle_unexplained]
+                 self._unexplained[1] + waits.settle_unexplained]
         return min((t for t in times if t is not None and t > now), default=None)
 
     def _keep_pace(self) -> None:
@@ -449,11 +451,10 @@ class Follower(Generic[S, M]):
         if period == self._paced_for:
             return
         self._paced_for = period
-        waits = paced(self._configured, period)
-        self._settle_min = waits.pop("settle_min")
-        self.tracker.miss_grace = waits.pop("miss_grace")
-        for name, value in waits.items():
-            setattr(self, name, value)
+        self.waits = self.configured_waits.paced(period)
+        self.tracker.miss_grace = self.waits.miss_grace
+        for name in _PACED:  # (mirrored for callers that read the waits in force)
+            setattr(self, name, getattr(self.waits, name))
 
     def press(self, button: str, now: float) -> list[Outcome[S]]:
         """A player button: ``ok`` confirms, ``menu`` cycles the choices, ``back`` cancels a
@@ -607,7 +608,7 @@ class Follower(Generic[S, M]):
         self._held_key = key
         split = self._split(decision, observation)
         if split is not None:
-            if quiet >= self.settle:
+            if quiet >= self.waits.settle:
                 self._asking = _Asking(PromptKind.AMBIGUOUS, key, (*decision.options, split))
                 out.append(self._prompt(now))
             return out
@@ -646,7 +647,7 @@ class Follower(Generic[S, M]):
             option = decision.options[0]
             if not self._may_hover(option, self.position.here):
                 return out + self._accept(option, now, quiet, Acceptance.AT_ONCE)
-            if quiet >= self._settle_min and not self._carried_past(option, now):
+            if quiet >= self.waits.settle_min and not self._carried_past(option, now):
                 return out + self._accept(option, now, quiet, Acceptance.RESTED)
             # A piece set on a stack: held like a move that waits to rest, so the next
             # player's move from it takes it (TacTiki, varied-pace table 1000003: 'd2-c2
@@ -663,11 +664,11 @@ class Follower(Generic[S, M]):
             if self._rested(option, observation, quiet) and \
                     not self._carried_past(option, now):
                 return out + self._accept(option, now, quiet, Acceptance.SETTLED)
-            if quiet >= self.settle:
+            if quiet >= self.waits.settle:
                 self._hold(option, observation)
             return out
         if verdict is Verdict.AMBIGUOUS:
-            if quiet >= self.settle:
+            if quiet >= self.waits.settle:
                 self._asking = _Asking(PromptKind.AMBIGUOUS, key, decision.options)
                 out.append(self._prompt(now))
             return out
@@ -675,7 +676,7 @@ class Follower(Generic[S, M]):
             undone = self._came_back_undo(observation, quiet, now)
             if undone:
                 return out + undone
-            if quiet >= self.settle:
+            if quiet >= self.waits.settle:
                 self._asking = _Asking(PromptKind.TAKEBACK, key, plies=decision.plies)
                 out.append(self._prompt(now))
             return out
@@ -685,10 +686,10 @@ class Follower(Generic[S, M]):
         for untidy, tidy in self.position.tidy.items():  # a fight in the middle of a turn
             if between(observation, tidy, untidy):
                 return out + self._guide(GuidanceKind.FOLLOW_UP, observation, key, now, dict(tidy))
-        waited = self.grace * (2 if verdict is Verdict.IN_PROGRESS else 1)
+        waited = self.waits.grace * (2 if verdict is Verdict.IN_PROGRESS else 1)
         if verdict is Verdict.UNKNOWN and observation.complete and \
                 _all_on_board(self.position.here, observation, self._presence_pieces):
-            waited = self.settle_unexplained  # nothing in a hand: a finished wrong move
+            waited = self.waits.settle_unexplained  # nothing in a hand: a finished wrong move
             quiet = self._unexplained_for(unexplained, key, now - quiet + _EPSILON, now)
         if quiet >= waited or self._guide_now:
             out += self._guide(GuidanceKind.MISMATCH, observation, key, now)
@@ -744,7 +745,7 @@ class Follower(Generic[S, M]):
         cell gains a piece, and its presence sensor cannot tell a piece lying there from one
         carried over it, because it has none or a piece already lay there. (A presence sensor
         closes only with a piece on the board, while the reader reads it centimetres up.)"""
-        if self._settle_min <= 0:
+        if self.waits.settle_min <= 0:
             return False
         if not self.geometry.presence_on_contact:
             return True
@@ -760,7 +761,7 @@ class Follower(Generic[S, M]):
         if not self._held or (self._held[0][0] is not option and \
                 not self._still_held(observation)):
             if self._held and not self._held[0][0].lifts_only and \
-                    self._held_pause >= self.settle_next:
+                    self._held_pause >= self.waits.settle_next:
                 # It may have been a move, and the next player's hand makes this
                 # picture on its way: it stays a candidate for the question.
                 self._candidate = (self.state, self._held[0][0], self._held_after(0))
@@ -799,13 +800,13 @@ class Follower(Generic[S, M]):
                 del self._held[index + 1:]
                 break
         last = self._held[-1][0]
-        settling = decision.verdict is Verdict.SETTLING and quiet >= self.settle and (
+        settling = decision.verdict is Verdict.SETTLING and quiet >= self.waits.settle and (
             verdict is Verdict.IN_PROGRESS or (decision.options[0].lifts_only and (
-                self._held_pause >= self.settle_next if len(self._held) == 1
+                self._held_pause >= self.waits.settle_next if len(self._held) == 1
                 else last.lifts_only or
-                self._held_paused.get(last, 0.0) >= self.settle_next)))
+                self._held_paused.get(last, 0.0) >= self.waits.settle_next)))
         rested = decision.verdict is Verdict.MOVE and verdict is Verdict.IN_PROGRESS and \
-            quiet >= self.settle_next and not last.lifts_only
+            quiet >= self.waits.settle_next and not last.lifts_only
         if settling or rested:
             # One more removal, or a move that may be the held one's hand still going on (on
             # the way to a longer move of the position): held too, until it is proven. (Not
@@ -819,15 +820,15 @@ class Follower(Generic[S, M]):
             return []
         if decision.verdict is Verdict.UNCHANGED and len(self._held) > 1:
             if quiet < self._rest_needed(self._held[-1][0]) or (
-                    verdict is Verdict.IN_PROGRESS and quiet < self.settle_long):
+                    verdict is Verdict.IN_PROGRESS and quiet < self.waits.settle_long):
                 return []  # (more pieces gone is no proof yet: a hand may hold them)
-        elif verdict is Verdict.IN_PROGRESS and quiet < self.settle_long:
+        elif verdict is Verdict.IN_PROGRESS and quiet < self.waits.settle_long:
             return None
         elif decision.verdict is Verdict.MOVE:
-            if quiet < self._settle_min and self._may_hover(decision.options[0], after.here):
+            if quiet < self.waits.settle_min and self._may_hover(decision.options[0], after.here):
                 return None
         elif decision.verdict not in (Verdict.SETTLING, Verdict.AMBIGUOUS) or \
-                quiet < self.settle or any(o.lifts_only for o in decision.options):
+                quiet < self.waits.settle or any(o.lifts_only for o in decision.options):
             return None
         steps = [(option, self._held_through(i)) for i, (option, _) in enumerate(self._held)]
         out: list[Outcome[S]] = []
@@ -864,7 +865,7 @@ class Follower(Generic[S, M]):
         # right about as soon, and a neighbour's read of a token like the ones beside it
         # made a Manami sowing out of nothing (neighbour-read games, seed 5: 65 phantoms).
         settled = decision.verdict in (Verdict.UNCHANGED, Verdict.TAKEBACK)
-        if settled and self.settle_long >= (ABSENT_MISSES - 1) * self.tracker.scan_period:
+        if settled and self.waits.settle_long >= (ABSENT_MISSES - 1) * self.tracker.scan_period:
             return None
         contested = list(self.tracker.contested(now, recent=settled).items())
         if not contested:
@@ -933,7 +934,8 @@ class Follower(Generic[S, M]):
                 continue
             key = picture.key(self.cells)
             changed = max(at, self.tracker.last_change)
-            if self._unexplained_for(unexplained, key, changed, now) < self.settle_unexplained:
+            waited = self._unexplained_for(unexplained, key, changed, now)
+            if waited < self.waits.settle_unexplained:
                 return []
             return self._guide(GuidanceKind.MISMATCH, picture, key, now)
         return None
@@ -984,7 +986,7 @@ class Follower(Generic[S, M]):
             if verdict in (Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS,
                            Verdict.IN_PROGRESS, Verdict.UNCHANGED):
                 return True  # (unchanged: its follow-up done)
-            if verdict is Verdict.UNKNOWN and quiet < self.grace and not _all_on_board(
+            if verdict is Verdict.UNKNOWN and quiet < self.waits.grace and not _all_on_board(
                     after.here, observation, self._presence_pieces):
                 return True  # a piece in the next player's hand, for a moment (table 1000011)
         return False
@@ -1000,7 +1002,7 @@ class Follower(Generic[S, M]):
             return None
         candidates = [self._candidate[1:]] if self._candidate is not None and \
             self._candidate[0] is self.state else []  # (back after a removal undone)
-        if self._held and self._held_pause >= self.settle_next:
+        if self._held and self._held_pause >= self.waits.settle_next:
             candidates.insert(0, (self._held[0][0], self._held_after(0)))
         for held, after in candidates:
             if held.lifts_only or any(o.state == held.state for o in decision.options):
@@ -1040,7 +1042,7 @@ class Follower(Generic[S, M]):
         to a move after it (the next player bubbles the same tiki on down: its first swap
         looks like another Up 1 of the position)."""
         held = self._held[0][0]
-        if held.lifts_only or self._held_pause < self.settle_next:
+        if held.lifts_only or self._held_pause < self.waits.settle_next:
             return False
         return self._held_after(0).classify(observation).verdict in (
             Verdict.MOVE, Verdict.SETTLING, Verdict.AMBIGUOUS, Verdict.IN_PROGRESS,
@@ -1055,10 +1057,10 @@ class Follower(Generic[S, M]):
         (Zero-noise Topple table 1000103: Huhu up one, Huhu up one again 0.9 s later, then
         Nani up one 0.6 s after that, its hand lifting Huhu first: the second Up 1 was
         dropped, and the board ended as the first left it: one move taken for three.)"""
-        if index >= len(self._held) or quiet >= self.grace:
+        if index >= len(self._held) or quiet >= self.waits.grace:
             return False
         held = self._held[index][0]
-        if held.lifts_only or self._held_paused.get(held, 0.0) < self.settle_next:
+        if held.lifts_only or self._held_paused.get(held, 0.0) < self.waits.settle_next:
             return False
         return not _all_on_board(self._held_after(index).here, observation,
                                  self._presence_pieces)
@@ -1074,7 +1076,7 @@ class Follower(Generic[S, M]):
         Akamai, and 'up2 Akamai' was missed.)"""
         held = self._held[index][0]
         pause = self._held_paused.get(held)
-        if index == 0 or held.lifts_only or pause is None or pause >= self.settle_next or \
+        if index == 0 or held.lifts_only or pause is None or pause >= self.waits.settle_next or \
                 decision.verdict is Verdict.UNCHANGED:
             return False
         return any(self._held_after(i).classify(observation).verdict not in (
@@ -1118,8 +1120,9 @@ class Follower(Generic[S, M]):
     def _rest_needed(self, option: Option) -> float:
         """How long the board must rest before ``option`` is accepted without asking."""
         if option.lifts_only:
-            return self.settle_removal
-        return max(self._settle_min, self.settle_long if option.extendable else self.settle)
+            return self.waits.settle_removal
+        waits = self.waits
+        return max(waits.settle_min, waits.settle_long if option.extendable else waits.settle)
 
     def _open_wait(self) -> float:
         """The longest a picture waits while a cell shows pieces its contact says are not
@@ -1189,14 +1192,14 @@ class Follower(Generic[S, M]):
             when = now
             self._previous = (previous, accepted, when)
         undone = self._came_back_undo(observation, quiet, now)
-        window = self.revise_window if accepted.lifts_only else self.revise_placed
+        window = self.waits.revise_window if accepted.lifts_only else self.waits.revise_placed
         if not undone and now - when <= window and self._carried_on(accepted, observation):
             when = now
             self._previous = (previous, accepted, when)
         if undone or now - when > window:
             return undone
         decision = previous.classify(observation)
-        if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.settle and (
+        if decision.verdict is Verdict.AMBIGUOUS and quiet >= self.waits.settle and (
                 accepted.extendable or accepted.lifts_only):
             # The last move was the middle of one of several moves that look alike: take it
             # back; the question follows from the position before it.
@@ -1216,7 +1219,7 @@ class Follower(Generic[S, M]):
             return []
         if decision.verdict is Verdict.SETTLING and not self._rested(option, observation, quiet):
             return []
-        if decision.verdict is Verdict.MOVE and quiet < self._settle_min and \
+        if decision.verdict is Verdict.MOVE and quiet < self.waits.settle_min and \
                 self._may_hover(option, previous.here):
             return []  # a piece carried over a stack on its way: as for a move (_step)
         self.history.pop()
@@ -1285,7 +1288,7 @@ class Follower(Generic[S, M]):
         hand that held the bottom two tikis long enough to pass for two Toasts puts back the
         one it lifted first last.
         """
-        if self._previous is None or not self._removals or quiet < self.settle:
+        if self._previous is None or not self._removals or quiet < self.waits.settle:
             return []
         # While the rules' follow-up is still due, its pieces (a fight's loser) have not left
         # the board yet: they cannot have come back.
