@@ -7,6 +7,7 @@ the waits it uses are ``docs/waits.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from pi_app.board.core import Asking, FollowerCore
 from pi_app.board.inference import Option, Position, Verdict, between, guidance
@@ -66,7 +67,7 @@ class Questions(FollowerCore[S, M]):
             return []
         if button == "menu":
             count = len(asking.options) if asking.options else 1
-            asking.selected = (asking.selected + 1) % max(count, 1)
+            self._asking = replace(asking, selected=(asking.selected + 1) % max(count, 1))
             return [self._prompt(now)]
         if button == "back":
             if asking.kind is PromptKind.DECISION:
@@ -79,7 +80,7 @@ class Questions(FollowerCore[S, M]):
                 # last two back) follow; otherwise it is a mismatch to put right.
                 self._declined = asking.key
                 return [PromptCleared(now), *self._evaluate(now)]
-            self._held, self._candidate = [], None  # "none of these": not asked again
+            self._held, self._candidate = (), None  # "none of these": not asked again
             return [PromptCleared(now)]
         if button == "ok":
             self._asking = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 from pi_app.board.geometry import Geometry
 from pi_app.board.inference import Decision, Option, Position, Verdict
@@ -21,14 +21,17 @@ from pi_app.board.waits import Waits
 from pi_app.games.base import Game, M, S
 
 
-@dataclass
+@dataclass(frozen=True)
 class Asking:
+    """The open question (a record: a new one for each change, never edited). ``after`` is a
+    cache of positions built on demand, not state: the same question builds the same."""
+
     kind: PromptKind
     key: ViewKey
     options: tuple[Option, ...] = ()
     plies: int = 0
     selected: int = 0
-    after: dict[int, Position] = field(default_factory=dict)
+    after: dict[int, Position] = field(default_factory=dict, compare=False)
     """The position after each option, built when the board goes on (:meth:`Follower._asked_on`)."""
 
 
@@ -40,6 +43,31 @@ class Through:
 
     position: Position
     forced: tuple[Option, ...] = ()
+
+
+class Held(NamedTuple):
+    """A move whose picture held for ``settle`` but must rest longer, and where it leads
+    (built on first use: :meth:`pi_app.board.held.HeldRules._held_through`)."""
+
+    move: Option
+    through: Through | None = None
+
+
+class Revisable(NamedTuple):
+    """The last move the board alone took, while it may still be revised or undone."""
+
+    before: Position
+    """The position before it."""
+    move: Option
+    since: float | None
+    """When its revise window opened (None: restored after a restart, not yet)."""
+
+
+class Removal(NamedTuple):
+    """A removal the board alone took (one of a row of them), and the position before it."""
+
+    before: Position
+    move: Option
 
 
 class FollowerCore(Generic[S, M]):
@@ -67,7 +95,7 @@ class FollowerCore(Generic[S, M]):
     """The guidance shown, and for which picture."""
     _follow_up: ViewKey | None
     """The placement of a move whose follow-up (removals) is still being tidied."""
-    _previous: tuple[Position, Option, float | None] | None
+    _previous: Revisable | None
     """A last move that may still be revised: the position before it, the move, and when
     (None: restored after a restart; the window opens at the first picture judged)."""
     _resumed_at: float | None
@@ -80,7 +108,7 @@ class FollowerCore(Generic[S, M]):
     """The picture of a move undone by button: no move until the board shows the position."""
     _declined: ViewKey | None
     """A picture of an earlier position the players said is no takeback."""
-    _held: list[tuple[Option, Through | None]]
+    _held: tuple[Held, ...]
     """Moves whose pictures held for ``settle`` but must rest longer, in order, with where
     each leads (built when needed)."""
     _held_rest: float
@@ -96,7 +124,7 @@ class FollowerCore(Generic[S, M]):
     _candidate: tuple[S, Option, Position] | None
     """A held move that rested long enough for the next player to start, no longer held:
     a question may still be about it."""
-    _removals: list[tuple[Position, Option]]
+    _removals: tuple[Removal, ...]
     """The removals the board alone took last, in a row (the position before each, the move)."""
     _reopened: Option | None
     """The last move whose revise window opened again."""

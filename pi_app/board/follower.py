@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from pi_app.board.asking import Questions
-from pi_app.board.core import Asking, FollowerCore, Through
+from pi_app.board.core import Asking, FollowerCore, Held, Removal, Revisable
 from pi_app.board.geometry import Geometry
 from pi_app.board.held import HeldRules
 from pi_app.board.inference import Decision, Option, Position
@@ -114,7 +114,7 @@ class Follower(
         # A last move that may still be revised: the position before it, the move, and when.
         # (None for "when": restored after a restart; the window opens at the first picture,
         # or counts from the restart if that picture is the board as the move left it.)
-        self._previous: tuple[Position, Option, float | None] | None = None
+        self._previous: Revisable | None = None
         self._resumed_at: float | None = None  # when a restart restored that move
         self._taken_at = -1e18  # when the board took that move (restored: before the restart)
         self._guide_now = False  # after an undo by button, show the way back at once
@@ -128,7 +128,7 @@ class Follower(
         # held for ``settle``, not taken yet, and where it leads (built when needed: the
         # position after it and any forced moves, :meth:`_held_through`); then any removals
         # whose pictures held after it in turn (a second Toast), in order.
-        self._held: list[tuple[Option, Through | None]] = []
+        self._held: tuple[Held, ...] = ()
         self._held_rest = 0.0  # when the board last changed since the first held was held
         self._held_showing = False  # the board has shown that move's picture since then
         self._held_pause = 0.0  # the longest it rested at that picture before it changed
@@ -143,7 +143,7 @@ class Follower(
         # The removals the board alone took last, in a row (the position before each, and
         # the move): a piece one of them took off that is back on the board undoes it and
         # those after it (two Toasts in a row that were a hand holding two tikis).
-        self._removals: list[tuple[Position, Option]] = []
+        self._removals: tuple[Removal, ...] = ()
         self._reopened: Option | None = None  # the last move whose window opened again
         self._presence_pieces = frozenset(
             c.presence_piece for c in self.geometry.cells if c.presence_piece is not None
@@ -212,7 +212,7 @@ class Follower(
         self._position = None
         self._prepared = False
         self._shown = None
-        self._held = []
+        self._held = ()
         self._declined = None
 
     def feed(self, event: SensorEvent, now: float) -> list[Outcome[S]]:

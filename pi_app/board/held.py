@@ -7,7 +7,7 @@ the waits it uses are ``docs/waits.md``.
 
 from __future__ import annotations
 
-from pi_app.board.core import FollowerCore, Through
+from pi_app.board.core import FollowerCore, Held, Through
 from pi_app.board.inference import Decision, Option, Position, Verdict
 from pi_app.board.outcomes import (
     Acceptance,
@@ -39,10 +39,10 @@ class HeldRules(FollowerCore[S, M]):
                 # It may have been a move, and the next player's hand makes this
                 # picture on its way: it stays a candidate for the question.
                 self._candidate = (self.state, self._held[0][0], self._held_after(0))
-            self._held = [(option, None)]
+            self._held = (Held(option),)
             self._held_pause = 0.0
             self._held_rest, self._held_showing = self.tracker.last_change, True
-        del self._held[1:]  # back to its picture: what was held after it was not
+        self._held = self._held[:1]  # back to its picture: what was held after it was not
 
     def _after_held(
         self, observation: Observation, verdict: Verdict, quiet: float, now: float
@@ -73,7 +73,7 @@ class HeldRules(FollowerCore[S, M]):
             ):
                 if self._in_hand_after(index + 1, observation, quiet):
                     return []
-                del self._held[index + 1 :]
+                self._held = self._held[: index + 1]
                 break
         last = self._held[-1][0]
         settling = (
@@ -107,7 +107,7 @@ class HeldRules(FollowerCore[S, M]):
             # hand in the middle of a Topple holds tikis.) A clear move after them that
             # rested as long as the next player takes to start is held too, so that where the
             # board goes next is judged with it (:meth:`_strayed`).
-            self._held.append((decision.options[0], None))
+            self._held = (*self._held, Held(decision.options[0]))
             return []
         if decision.verdict is Verdict.UNCHANGED and len(self._held) > 1:
             if quiet < self._rest_needed(self._held[-1][0]) or (
@@ -284,7 +284,7 @@ class HeldRules(FollowerCore[S, M]):
                     self.game, move.state, self.cells, earlier[:TAKEBACK_DEPTH]
                 )
             through = Through(position, tuple(forced))
-            self._held[index] = (option, through)
+            self._held = (*self._held[:index], Held(option, through), *self._held[index + 1 :])
         return through
 
     def _rest_needed(self, option: Option) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from pi_app.board.core import FollowerCore
+from pi_app.board.core import FollowerCore, Removal, Revisable
 from pi_app.board.inference import Position
 from pi_app.board.outcomes import (
     Acceptance,
@@ -38,10 +38,10 @@ class Restarts(FollowerCore[S, M]):
         game 1000086: a move taken onto a stack, the station restarted 2.2 s after it, and
         the next player's wrong move off that stack 1.8 s after the restart revised it into
         another sowing: its window had opened only at that wrong move's picture.)"""
-        if self._previous is None or self._previous[2] is not None or self._resumed_at is None:
+        if self._previous is None or self._previous.since is not None or self._resumed_at is None:
             return
         as_left = key in (self.position.here, self._follow_up)
-        self._previous = (*self._previous[:2], self._resumed_at if as_left else now)
+        self._previous = self._previous._replace(since=self._resumed_at if as_left else now)
 
     def reset(self, state: S, history: Sequence[tuple[S, str]] = ()) -> None:
         """Follow ``state`` from now on (a new round, a resumed game)."""
@@ -50,7 +50,7 @@ class Restarts(FollowerCore[S, M]):
         self._asking = None
         self._follow_up = self._pending_follow_up()
         self._previous = None
-        self._removals = []
+        self._removals = ()
         self._undone = None
 
     def expect_only(self, text: str) -> None:
@@ -94,10 +94,12 @@ class Restarts(FollowerCore[S, M]):
             None,
         )
         if option is not None:
-            self._previous = (previous, opened(replace(option, lifts_only=lifts_only), how), None)
+            self._previous = Revisable(
+                previous, opened(replace(option, lifts_only=lifts_only), how), None
+            )
             self._taken_at = -1e18
             self._resumed_at = now
-            self._removals = [(previous, self._previous[1])] if lifts_only else []
+            self._removals = (Removal(previous, self._previous.move),) if lifts_only else ()
 
     def resume_takeback(self, left: Mapping[str, Sequence[str]]) -> None:
         """After a restart: the players pressed BACK, leaving ``left`` on the board (the store

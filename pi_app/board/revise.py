@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pi_app.board.core import FollowerCore
+from pi_app.board.core import FollowerCore, Removal, Revisable
 from pi_app.board.inference import Option, Position, Verdict
 from pi_app.board.outcomes import (
     Acceptance,
@@ -39,12 +39,12 @@ class Revisions(FollowerCore[S, M]):
         previous, accepted, when = self._previous
         if when is None:  # restored after a restart: the board gets its window from now
             when = now
-            self._previous = (previous, accepted, when)
+            self._previous = Revisable(previous, accepted, when)
         undone = self._came_back_undo(observation, quiet, now)
         window = self.waits.revise_window if accepted.lifts_only else self.waits.revise_placed
         if not undone and now - when <= window and self._carried_on(accepted, observation):
             when = now
-            self._previous = (previous, accepted, when)
+            self._previous = Revisable(previous, accepted, when)
         if undone or now - when > window:
             return undone
         decision = previous.classify(observation)
@@ -83,7 +83,7 @@ class Revisions(FollowerCore[S, M]):
         self._moved_to(option.state)
         # The revised move may itself be a moment of a longer one (a hand hovering over the
         # wrong field on its way): it stays revisable from the same position.
-        self._previous = (
+        self._previous = Revisable(
             previous,
             replace(
                 option,
@@ -92,7 +92,9 @@ class Revisions(FollowerCore[S, M]):
             ),
             when,
         )
-        self._removals = [(previous, self._previous[1])] if self._previous[1].lifts_only else []
+        self._removals = (
+            (Removal(previous, self._previous.move),) if self._previous.move.lifts_only else ()
+        )
         self._follow_up = option.placement if option.has_follow_up else None
         return [MoveRevised(now, accepted.text, option.text, option.state)]
 
@@ -166,7 +168,7 @@ class Revisions(FollowerCore[S, M]):
                 kept = self._removals[:index]
                 out = self._take_back(plies, now)
                 if kept:  # the removals before it stand, and may still be undone in turn
-                    self._previous, self._removals = (*kept[-1], now), kept
+                    self._previous, self._removals = Revisable(*kept[-1], now), kept
                 return out
         return []
 
@@ -176,16 +178,19 @@ class Revisions(FollowerCore[S, M]):
         player = self.game.to_move(self.state)
         # Only what the board alone decided may be revised by the board; a move the players
         # chose by button or card, or the only one there was, stands.
-        self._previous = (self.position, opened(option, how), now) if how.board_decided else None
+        self._previous = (
+            Revisable(self.position, opened(option, how), now) if how.board_decided else None
+        )
         self._taken_at = now
         if not option.lifts_only:
             self._candidate = None  # a move that puts a piece somewhere: that is over
         if not (how.board_decided and option.lifts_only):
-            self._removals = []
-        elif self._removals and self._removals[-1][1].state is not self.state:
-            self._removals = [(self.position, option)]  # (a row is of moves one after another)
+            self._removals = ()
+        elif self._removals and self._removals[-1].move.state is not self.state:
+            # (a row is of moves one after another)
+            self._removals = (Removal(self.position, option),)
         else:
-            self._removals.append((self.position, option))
+            self._removals = (*self._removals, Removal(self.position, option))
         self.history.append((self.state, option.text))
         self._moved_to(option.state)
         self._follow_up = option.placement if option.has_follow_up else None
@@ -200,7 +205,7 @@ class Revisions(FollowerCore[S, M]):
         del self.history[-plies:]
         self._moved_to(state)
         self._previous = None
-        self._removals = []
+        self._removals = ()
         self._guide_now = True
         self._follow_up = None
         self._undone = left

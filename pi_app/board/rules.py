@@ -111,7 +111,7 @@ class Rules(FollowerCore[S, M]):
                 now,
             )
             if chained:
-                self._held = []
+                self._held = ()
             return out + (chained or [])  # (taken, or waiting as the held moves wait)
         if verdict is not Verdict.SETTLING:
             chained = self._after_held(observation, verdict, quiet, now)
@@ -121,7 +121,7 @@ class Rules(FollowerCore[S, M]):
                 # Taken, or the board is back as it was: no move now. (Unless the held move
                 # rested long enough and the next player's hand is on its way through the
                 # old picture: its first swap undoes the held one's.)
-                self._held = []
+                self._held = ()
             if chained is not None:
                 return out + chained  # (none yet: removals in a row, held)
         if verdict is Verdict.UNCHANGED:
