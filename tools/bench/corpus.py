@@ -253,7 +253,8 @@ def replay_session(
     limit: int = 20,
 ) -> None:
     """Make ``calls`` on a fresh follower built by ``factory`` as the header says; every
-    result that differs from the recorded one goes into ``found`` (at most ``limit``)."""
+    result that differs from the recorded one goes into ``found``, until ``limit`` of them
+    (then the session stops: later answers follow from the first)."""
     game = get_game(header["game"])
     session = Session(header, game)
     registry = TagRegistry(header["registry"])
@@ -286,7 +287,7 @@ def replay_session(
         found.seconds.append(time.perf_counter() - started)
         found.calls += 1
         got = session.encode(result)
-        if got != call["r"] and len(found.differences) < limit:
+        if got != call["r"]:
             found.differences.append(
                 {
                     "session": found.sessions,
@@ -296,6 +297,8 @@ def replay_session(
                     "replayed": got,
                 }
             )
+            if len(found.differences) >= limit:
+                return
 
 
 def replay(paths: Sequence[Path], *, factory: Callable[..., Any] = Follower) -> Replayed:
