@@ -129,12 +129,10 @@ class Questions(FollowerCore[S, M]):
         picture is a move (or a move under way) from the position after one of its options:
         the next player went on before the question came (a TacTiki fight onto a stack is
         read up to a cycle after it rests, and the question waits ``settle`` after that).
-        Cleared, the question left a picture nothing explains (varied-pace table 1000003 at
-        1.04 s: 'c4-b4 a4-b4' and the next turn both missed); it stays until the players
+        Cleared, the question left a picture nothing explains (case 14, ``docs/waits.md``); it
+        stays until the players
         answer it, and the next move is judged from their answer. So it does when the players
-        tidy up after one of its options before they answer (zero-noise TacTiki table 1000016:
-        a fight's losers taken off cleared the question, then the loser's reincarnation was
-        judged from the position before the fight: that move and the next missed)."""
+        tidy up after one of its options before they answer (case 15, ``docs/waits.md``)."""
         asking = self._asking
         if (
             asking is None
@@ -165,7 +163,7 @@ class Questions(FollowerCore[S, M]):
                 and quiet < self.waits.grace
                 and not all_on_board(after.here, observation, self._presence_pieces)
             ):
-                return True  # a piece in the next player's hand, for a moment (table 1000011)
+                return True  # a piece in a hand for a moment (case 16, docs/waits.md)
         return False
 
     def _guide(

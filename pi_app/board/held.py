@@ -103,7 +103,7 @@ class HeldRules(FollowerCore[S, M]):
             # the way to a longer move of the position): held too, until it is proven. (Not
             # a removal the same hand made: lifted sooner than the next player starts, or
             # after such a move, unless that move rested as long as the next player takes to
-            # start: low-noise Topple table 1000134, a Toast 0.98 s after the held Up 3. A
+            # start: case 1, ``docs/waits.md``. A
             # hand in the middle of a Topple holds tikis.) A clear move after them that
             # rested as long as the next player takes to start is held too, so that where the
             # board goes next is judged with it (:meth:`_strayed`).
@@ -170,9 +170,7 @@ class HeldRules(FollowerCore[S, M]):
         the picture is it? When a held move's picture changed a cell that move leaves as it
         was (a hand making it would not have set a piece there and let go), and the held moves
         with the next players' explain the picture too: they are taken instead, in order.
-        (Zero-noise Topple table 1000019: 'up1 Wikiwiki', 'up1 Eepo' and 'up3 Huhu', each
-        begun 0.8 s after the last rested, made the picture of 'up1 Huhu', which was taken;
-        the game went on one move off, 10 phantom, 12 missed.) A held move on the way to it
+        (case 2, ``docs/waits.md``) A held move on the way to it
         (an Up 1, then the same hand's Up 2), or one that with a single next move makes the
         picture, is asked about first (:meth:`_split`)."""
         if not self._held or decision.verdict not in (Verdict.MOVE, Verdict.SETTLING):
@@ -218,9 +216,7 @@ class HeldRules(FollowerCore[S, M]):
         start? Then a picture an earlier held move explains does not drop it yet: the hand
         holds a piece (the picture is incomplete), and a swap made in an order the position
         does not list as on the way passes through pictures only the earlier one explains.
-        (Zero-noise Topple table 1000103: Huhu up one, Huhu up one again 0.9 s later, then
-        Nani up one 0.6 s after that, its hand lifting Huhu first: the second Up 1 was
-        dropped, and the board ended as the first left it: one move taken for three.)"""
+        (case 3, ``docs/waits.md``)"""
         if index >= len(self._held) or quiet >= self.waits.grace:
             return False
         held = self._held[index][0]
@@ -233,10 +229,7 @@ class HeldRules(FollowerCore[S, M]):
         going on, that hand going on? Yes when the board left its picture sooner than the next
         player starts (``settle_next``) and a held move before it explains the picture now:
         then the picture is that one's longer move, not this one and the next player's.
-        (Accuracy bench, varied players, Topple table 1000024: Up 1 Nui held, the next
-        player's Up 2 of Akamai made by swaps rested 0.29 s after the first, which was held
-        as an Up 1 of Akamai; the second swap was then taken as another player's Up 1 of
-        Akamai, and 'up2 Akamai' was missed.)"""
+        (case 4, ``docs/waits.md``)"""
         held = self._held[index][0]
         pause = self._held_paused.get(held)
         if (

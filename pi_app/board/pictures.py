@@ -101,9 +101,8 @@ def all_on_board(
     """True when every piece of the position ``here`` is seen somewhere on the board, or may
     lie where only a contact sees it: a cell that knows its piece by its contact alone
     (Manami's shaman fields) shows that piece for whatever closes it, so as many extra such
-    pieces as pieces missing is a piece set down there, none in a hand (Manami, varied-pace
-    tables 1000003 and 1000006: a token put on a shaman field, an illegal attempt undone
-    1.1 s after it rested, was shown as a mismatch only after ``grace``, too late)."""
+    pieces as pieces missing is a piece set down there, none in a hand (case 18,
+    ``docs/waits.md``)."""
     seen = Counter(p for pieces in observation.pieces.values() for p in pieces)
     want = Counter(p for _, cell in here for p in cell)
     missing = sum((want - seen).values())

@@ -34,10 +34,7 @@ class Restarts(FollowerCore[S, M]):
         as the move left it (the position, or its placement before the follow-up). Then the
         window counts from the restart: the move was taken before the station went down, so
         at least that long ago, and a hand that goes on from that picture later is as late as
-        one that goes on that long after the move without a restart. (The long soak's Manami
-        game 1000086: a move taken onto a stack, the station restarted 2.2 s after it, and
-        the next player's wrong move off that stack 1.8 s after the restart revised it into
-        another sowing: its window had opened only at that wrong move's picture.)"""
+        one that goes on that long after the move without a restart. (case 17, ``docs/waits.md``)"""
         if self._previous is None or self._previous.since is not None or self._resumed_at is None:
             return
         as_left = key in (self.position.here, self._follow_up)

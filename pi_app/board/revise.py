@@ -105,10 +105,7 @@ class Revisions(FollowerCore[S, M]):
         mismatch), not the middle of this move. A piece carried over a stack and set down
         beyond is read there while the stack's reader still reports it (for
         ``ABSENT_MISSES`` scans); one that rested on the stack and was taken up later shows a
-        gap. (Manami, varied pace, tables 1000072, 1000084, 1000105: the next player sowing off
-        the stack the last move ended on set its top token first on the sowing's far cell,
-        with a pause; that picture read as another path of the last move, which was revised
-        into it: one phantom, one or two missed.) Only a piece let go since the move was
+        gap. (case 12, ``docs/waits.md``) Only a piece let go since the move was
         taken counts: a piece of the same kind lifted off that cell earlier is another one."""
         before, moved, instead = (
             dict(previous.here),
@@ -131,8 +128,8 @@ class Revisions(FollowerCore[S, M]):
         reports the piece gone only after three misses, and only then is its read on the cell
         the hand went on to believed: the right picture comes three cycles after the stack's
         read, and the window to revise the move opens again from the moment the piece left
-        (accuracy table 11000035, Manami: 'a1-b1-c1' taken for 'a1-b1-b2', right 1.41 s
-        after it). Once per move: a board that keeps changing is the next player's."""
+        (case 13, ``docs/waits.md``). Once per move: a board that keeps changing is the next
+        player's."""
         if not accepted.extendable or accepted.lifts_only or self._reopened is accepted:
             return False
         if only_additions(accepted.placement, observation.key(self.cells)):

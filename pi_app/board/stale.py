@@ -39,10 +39,7 @@ class StaleReads(FollowerCore[S, M]):
         one is it with pieces gone and none arrived. What ``settle_unexplained`` waits out is
         a piece on its way (slid across a neighbour): it arrives somewhere. A piece that only
         drops out of the picture is an old read let go: a reader reports a tag lifted off a
-        stack for ``ABSENT_MISSES`` more scans (Manami, varied-pace table 1000064: a token
-        lifted off c2's stack and set on the path cell c2/c3, shown 0.16 s later as a second
-        shaman; c2's reader let it go 0.46 s after that, restarting the wait, and the
-        mismatch came 1.12 s after the token rested, after the player had begun to undo it)."""
+        stack for ``ABSENT_MISSES`` more scans (case 5, ``docs/waits.md``)."""
         since = changed
         if last is not None and only_additions(key, last[0]):
             since = min(since, last[1])
@@ -80,7 +77,7 @@ class StaleReads(FollowerCore[S, M]):
         the old stack's reader reports it for three more scans (3 s at TacTiki's 1.04 s
         cycle): the tracker keeps it where it lay meanwhile, and a turn (one step onto an
         empty cell, one onto a stack) showed as half made long enough for a mismatch to be
-        shown and the players to undo a legal turn (neighbour-read games, seed 5); once the
+        shown and the players to undo a legal turn (case 6, ``docs/waits.md``); once the
         turn is taken, the same stale read showed it as wrong. A neighbour's read can also
         make a half-made turn look whole, so a move read this way waits as long as a hand
         pauses mid-move (``settle_long``) from the read and the board's last change, is
@@ -92,7 +89,7 @@ class StaleReads(FollowerCore[S, M]):
         # piece just moved, and only on a board whose old reader would go on reporting it
         # for more than a cycle after such a move could be taken: elsewhere the picture comes
         # right about as soon, and a neighbour's read of a token like the ones beside it
-        # made a Manami sowing out of nothing (neighbour-read games, seed 5: 65 phantoms).
+        # made a Manami sowing out of nothing (case 7, ``docs/waits.md``).
         settled = decision.verdict in (Verdict.UNCHANGED, Verdict.TAKEBACK)
         if settled and self.waits.settle_long >= (ABSENT_MISSES - 1) * self.tracker.scan_period:
             return None
@@ -151,10 +148,7 @@ class StaleReads(FollowerCore[S, M]):
         ``settle_unexplained`` after the read (:meth:`_unexplained_for`), as if the old reader
         had let it go then, and the wait goes on when it does (the guidance, in a list; an
         empty list while it waits); None when no read shows one.
-        (Accuracy bench, TacTiki, varied pace, tables 1000027, 1000046 and 1000051: an
-        illegal attempt from a stack onto a stack, read there 0.1-0.3 s after it rested; its
-        old reader let it go 0.5-0.8 s after that, and the mismatch came 1.2-1.5 s after it
-        rested, after its player had begun to undo it.)"""
+        (case 8, ``docs/waits.md``)"""
         here = self.position.here
         for uid, (home, other, at) in self.tracker.contested(now, recent=True).items():
             if at <= self._moved_at or self.geometry.near(home, other):
@@ -180,9 +174,7 @@ class StaleReads(FollowerCore[S, M]):
         position began? (One the position already has there is no news of a move.) And not
         before the piece reached the cell it lies on (:meth:`Tracker.taken_at`): that read
         was the piece carried over the other cell, whose reader reports it for three more
-        scans (the long soak's Manami game 1000093: a token held above the stack b3 for a
-        moment, then set down on the empty c3, an illegal move; read back on b3, the picture
-        was a3-b3, taken 0.7 s after c3's contact closed)."""
+        scans (case 9, ``docs/waits.md``)."""
         here, placement = dict(self.position.here), dict(option.placement)
         for uid, (_, other, at) in group:
             taken = self.tracker.taken_at(uid)
@@ -203,13 +195,8 @@ class StaleReads(FollowerCore[S, M]):
         long as :meth:`_rest_needed` says, and, while a cell shows pieces though its contact
         is open (believed so, not closing), until its reader lets them go (at most
         :meth:`_open_wait`): a piece lifted off it that its reader still reports, or one read
-        while carried above it. Either way the picture is stale: a hand has it. (The
-        neighbour-read TacTiki game at seed 5: T2 lifted off c4 for the second step of
-        'c4-c5 e4-e5', its reader still reporting it, while a neighbour's read put T1 on d5:
-        'e4-d4 d4-d5' taken 0.45 s after c4's contact opened; the long soak's game 1000018:
-        C1 carried over the empty b1, read there, taken as 'a2-b2 b2-b1' 0.45 s later,
-        before b2's reader read it on the stack it was set on; game 1000037: 'a5-a4 a4-a3'
-        taken while C4, lifted off c5 for the turn's second step, was still reported there.)
+        while carried above it. Either way the picture is stale: a hand has it. (case 10,
+        ``docs/waits.md``)
         A contact that stays open under a piece lying there only delays the move."""
         if quiet < self._rest_needed(option):
             return False
@@ -235,10 +222,7 @@ class StaleReads(FollowerCore[S, M]):
         ``ABSENT_MISSES`` scans have missed it (the tracker keeps it on the stack meanwhile):
         the move waits until that reader lets it go (the picture changes) or the other read is
         as old as the tracker lists such reads (a neighbour's read of the piece lying on the
-        stack). (Varied-pace TacTiki table 1000008: T3 carried off c3 over b4's
-        stack, read there, set on c4's stack and read there 0.37 s later; 'c3-b3 b3-b4' was
-        taken 0.45 s after c3 let it go, then c4 showed it, half of 'b1-c1 c3-c4', and the
-        turn finished past the revise window: one phantom, one missed.)"""
+        stack). (case 11, ``docs/waits.md``)"""
         here, placement = dict(self.position.here), dict(option.placement)
         window = (ABSENT_MISSES + 1) * self.tracker.scan_period
         last: float | None = None
