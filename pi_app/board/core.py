@@ -70,6 +70,23 @@ class Removal(NamedTuple):
     move: Option
 
 
+class StaleDue(NamedTuple):
+    """The stale-read rules' deadlines: when a picture they doubt may be judged again. Each is
+    set by the look that found the doubt; ``carried``, ``contested`` and ``open`` only by the
+    last look (so no other wait adds a deadline), ``elsewhere`` until the next look that
+    rereads (:meth:`pi_app.board.stale.StaleReads._read_elsewhere`)."""
+
+    elsewhere: float | None = None
+    """A move read from tags seen on two closed cells."""
+    carried: float | None = None
+    """A move onto a stack doubted by a read elsewhere (``_carried_past``)."""
+    contested: float | None = None
+    """A read of a tag on two closed cells goes stale (``Tracker.contested_window``): the
+    picture read from them changes then."""
+    open: float | None = None
+    """A picture waiting while a cell shows pieces its open contact denies (``_rested``)."""
+
+
 class FollowerCore(Generic[S, M]):
     """The state the follower's parts share (set in ``Follower.__post_init__``)."""
 
@@ -129,14 +146,8 @@ class FollowerCore(Generic[S, M]):
     _reopened: Option | None
     """The last move whose revise window opened again."""
     _presence_pieces: frozenset[str]
-    _elsewhere_due: float | None
-    """When a move read from tags seen on two closed cells is due."""
-    _carried_due: float | None
-    """When a move onto a stack doubted by a read elsewhere is due."""
-    _contested_due: float | None
-    """When a read of a tag on two closed cells goes stale."""
-    _open_due: float | None
-    """When a picture waiting while a cell shows pieces its open contact denies is due."""
+    _due: StaleDue
+    """When the stale-read rules want to look again (one record, replaced as a whole)."""
     _moved_at: float
     """The board's last change when the position last changed (older reads do not count)."""
     _unexplained: tuple[ViewKey, float] | None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from pi_app.board.asking import Questions
-from pi_app.board.core import Asking, FollowerCore, Held, Removal, Revisable
+from pi_app.board.core import Asking, FollowerCore, Held, Removal, Revisable, StaleDue
 from pi_app.board.geometry import Geometry
 from pi_app.board.held import HeldRules
 from pi_app.board.inference import Decision, Option, Position
@@ -148,18 +148,8 @@ class Follower(
         self._presence_pieces = frozenset(
             c.presence_piece for c in self.geometry.cells if c.presence_piece is not None
         )
-        # When a move read from tags seen on two closed cells is due (_read_elsewhere), and
-        # the board's last change when the position last changed (older reads do not count).
-        self._elsewhere_due: float | None = None
-        # When a move onto a stack doubted by a read elsewhere is due (_carried_past), and
-        # one waiting while a cell shows pieces its open contact denies (_rested): set by
-        # the last look at the board only, so no other wait adds a deadline (the players'
-        # clock in the simulated table runs from the station's deadlines).
-        self._carried_due: float | None = None
-        # When a read of a tag on two closed cells that the last look listed goes stale
-        # (Tracker.contested_window): the picture read from them changes then.
-        self._contested_due: float | None = None
-        self._open_due: float | None = None
+        self._due = StaleDue()
+        # The board's last change when the position last changed (older reads do not count).
         self._moved_at = self.tracker.last_change
         # The last picture judged a finished wrong move (settle_unexplained), and since when
         # the board has shown such pictures with no piece arriving anywhere (_unexplained_for).
@@ -250,10 +240,7 @@ class Follower(
             last + waits.settle_removal,
             last + waits.grace,
             last + 2 * waits.grace,
-            self._elsewhere_due,
-            self._carried_due,
-            self._open_due,
-            self._contested_due,
+            *self._due,
             None if self._unexplained is None else self._unexplained[1] + waits.settle_unexplained,
         ]
         return min((t for t in times if t is not None and t > now), default=None)

@@ -75,7 +75,7 @@ class Rules(FollowerCore[S, M]):
         self, observation: Observation, key: ViewKey, quiet: float, now: float
     ) -> list[Outcome[S]]:
         # (each set again if this look still waits)
-        self._carried_due = self._open_due = self._contested_due = None
+        self._due = self._due._replace(carried=None, open=None, contested=None)
         unexplained, self._unexplained = self._unexplained, None
         look = Look(observation, key, quiet, now, unexplained)
         for rule in RULES:

@@ -84,7 +84,7 @@ class StaleReads(FollowerCore[S, M]):
         revisable as a move that may go on (the hand's next step shows which it was), and is
         never read from a tag read before the position began (a neighbour's read that stays
         reported)."""
-        self._elsewhere_due = None
+        self._due = self._due._replace(elsewhere=None)
         # A picture that is the position, or the one before, is read otherwise only for a
         # piece just moved, and only on a board whose old reader would go on reporting it
         # for more than a cycle after such a move could be taken: elsewhere the picture comes
@@ -98,7 +98,8 @@ class StaleReads(FollowerCore[S, M]):
             return None
         # A read that went stale changes the picture read from the others with no event: the
         # follower looks again then, and that picture shows from then on, not from the reads.
-        stale, self._contested_due = self.tracker.contested_window(now, recent=settled)
+        stale, contested_due = self.tracker.contested_window(now, recent=settled)
+        self._due = self._due._replace(contested=contested_due)
         groups = [contested] + ([[c] for c in contested] if len(contested) > 1 else [])
         if settled:  # one piece moved, not two neighbours' reads that happen to make a turn
             groups = [g for g in groups if len(g) == 1]
@@ -132,9 +133,8 @@ class StaleReads(FollowerCore[S, M]):
             return None
         _, picture, found, read = best
         if found.verdict is Verdict.SETTLING:
-            self._elsewhere_due = max(read, self.tracker.last_change) + self._rest_needed(
-                found.options[0]
-            )
+            due = max(read, self.tracker.last_change) + self._rest_needed(found.options[0])
+            self._due = self._due._replace(elsewhere=due)
         return picture, found, read
 
     def _wrong_elsewhere(
@@ -210,7 +210,7 @@ class StaleReads(FollowerCore[S, M]):
             and not tracker.closing(name)
             for name in observation.inconsistent
         ):
-            self._open_due = tracker.last_change + self._open_wait()
+            self._due = self._due._replace(open=tracker.last_change + self._open_wait())
             return False
         return True
 
@@ -240,5 +240,5 @@ class StaleReads(FollowerCore[S, M]):
                 last = at if last is None else max(last, at)
         if last is None:
             return False
-        self._carried_due = last + window + EPSILON
+        self._due = self._due._replace(carried=last + window + EPSILON)
         return True
