@@ -9,7 +9,7 @@ return exactly the same. A difference names the session, the call and both answe
 Run ``python -m tools.bench.corpus record OUT [--moves N] [--soak-games N]`` to write one
 gzipped JSON-lines file per game (``OUT/GAME.jsonl.gz``), and ``python -m tools.bench.corpus
 replay FILE...`` to replay them; replay prints one JSON object (the calls, the differences and
-the wall-clock time per call, p50 and p99: the decision latency on today's code).
+the CPU time per call, p50 and p99: the decision latency on today's code).
 
 Format: one session (one follower, from its construction) is a header line ``{"session": {...}}``
 (game, board, tag registry, the constructor's arguments) and then one line per call
@@ -242,6 +242,10 @@ class Replayed:
     sessions: int = 0
     differences: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     seconds: list[float] = dataclasses.field(default_factory=list)
+    """CPU seconds per call (this thread's: on a shared machine wall-clock time measures the
+    neighbours as much as the follower)."""
+    methods: list[str] = dataclasses.field(default_factory=list)
+    """The method of each call timed in :attr:`seconds`."""
 
 
 def replay_session(
@@ -282,9 +286,10 @@ def replay_session(
         elif name == "resume_takeback":
             args[0] = {cell: list(pieces) for cell, pieces in args[0].items()}
         target = follower.tracker if name.startswith("tracker.") else follower
-        started = time.perf_counter()
+        started = time.thread_time()
         result = getattr(target, name.removeprefix("tracker."))(*args)
-        found.seconds.append(time.perf_counter() - started)
+        found.seconds.append(time.thread_time() - started)
+        found.methods.append(name)
         found.calls += 1
         got = session.encode(result)
         if got != call["r"]:
@@ -361,7 +366,16 @@ def main(argv: list[str] | None = None) -> None:
             print(json.dumps({"game": name, "calls": calls}), file=sys.stderr)
         return
     found = replay(args.files)
-    decision = [s * 1000 for s in found.seconds]
+
+    def timing(names: Sequence[str]) -> dict[str, float]:
+        ms = [t * 1000 for t, m in zip(found.seconds, found.methods, strict=True) if m in names]
+        return {
+            "calls": len(ms),
+            "p50": round(_percentile(ms, 0.5), 4),
+            "p99": round(_percentile(ms, 0.99), 4),
+            "max": round(max(ms, default=0.0), 4),
+        }
+
     print(
         json.dumps(
             {
@@ -371,11 +385,10 @@ def main(argv: list[str] | None = None) -> None:
                 "calls": found.calls,
                 "differences": len(found.differences),
                 "first": found.differences[:3],
-                "call_ms": {
-                    "p50": round(_percentile(decision, 0.5), 4),
-                    "p99": round(_percentile(decision, 0.99), 4),
-                    "max": round(max(decision, default=0.0), 4),
-                },
+                # CPU ms per event the station feeds (the decision) and per prepare() (the position
+                # built once per move, after the LEDs confirmed it, while the players reach).
+                "decision_ms": timing(("feed", "tick", "handle", "tracker.feed", "tracker.poll")),
+                "prepare_ms": timing(("prepare", "start")),
             },
             indent=2,
         )
