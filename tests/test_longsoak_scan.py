@@ -75,7 +75,7 @@ def test_the_reported_cycle_follows_the_pieces_on_the_board_and_paces_the_follow
     start = still(1.0, 5.0)
     assert start == pytest.approx(_expected_ms(geometry, cells) / 1000, abs=0.01), reported
     assert 0.3 <= start <= 0.4  # firmware/README.md, "Scan cycle": start 319-343 ms
-    configured = follower._configured  # the waits as configured, before any pacing
+    configured = follower.configured_waits.as_dict()  # the waits as configured, unpaced
     assert follower.tracker.miss_grace == pytest.approx(
         max(configured["miss_grace"], CYCLES["miss_grace"] * start))
     for col in "abcde":  # every piece on a cell of its own
