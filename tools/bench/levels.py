@@ -2,7 +2,7 @@
 on one Elo-like scale with 95 % intervals; prints one JSON object.
 
 ``python -m tools.bench.levels --games N [--game tactiki ...] [--seed S]``
-``python -m tools.bench.levels --merge FILE... [--markdown]``
+``python -m tools.bench.levels --merge FILE... [--markdown]`` (runs split by game or seed)
 
 Who plays: ``random`` (the anchor, rated 0) and the named levels ``beginner``, ``casual`` (the
 greedy level: the second anchor), ``club`` and ``strongest`` (:data:`pi_app.bots.levels.NAMED`),
@@ -24,10 +24,12 @@ estimate (five times as long: ``tools/bench/bots.py``'s figure for pure Python o
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import platform
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,8 @@ def play_round_robin(game_name: str, games: int, seed: int = 0) -> dict[str, Any
                 seconds[level] += played.seconds[seat]
                 seconds[other] += played.seconds[1 - seat]
             pairs[f"{level}:{other}"] = results
+            print(f"{game_name} {level}:{other} {sum(results)}/{games}"
+                  f" ({time.process_time() - start:.0f} s CPU)", file=sys.stderr, flush=True)
     return {"pairs": pairs, "seconds": seconds, "cpu_s": round(time.process_time() - start, 1)}
 
 
@@ -168,6 +172,36 @@ def markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One output from runs split by ``--game`` or by ``--seed`` (other games of the same
+    round robin): a game run in several parts is rated anew on all its games; its CPU figures
+    are the largest part's (percentiles do not add up). Parts must not share games."""
+    by_game: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for part in parts:
+        for result in part["results"]:
+            by_game.setdefault(result["game"], []).append((part, result))
+    results = []
+    for game_name, runs in by_game.items():
+        spans = sorted((p["seed"], p["seed"] + p["games_per_pair"]) for p, _ in runs)
+        for (_, end), (start, _) in itertools.pairwise(spans):
+            if start < end:
+                raise ValueError(f"{game_name}: two runs share games (seeds {spans})")
+        pairs: dict[str, list[float]] = {}
+        for _, result in runs:
+            for key, scores in result["results"].items():
+                pairs.setdefault(key, []).extend(scores)
+        largest = max(runs, key=lambda run: run[0]["games_per_pair"])[1]
+        ratings = rate(pairs, runs[0][0]["seed"])
+        levels = {name: {**level, **ratings[name]} for name, level in largest["levels"].items()}
+        results.append({**largest, "levels": levels, "results": pairs,
+                        "pairs": {k: {"games": len(r), "score": round(sum(r) / len(r), 3)}
+                                  for k, r in pairs.items()},
+                        "cpu_s": round(sum(r["cpu_s"] for _, r in runs), 1),
+                        "parts": [{"seed": p["seed"], "games_per_pair": p["games_per_pair"]}
+                                  for p, _ in runs]})
+    return {**parts[0], "games_per_pair": None, "seed": None, "results": results}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per pair")
@@ -178,8 +212,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="with --merge: print the level table instead of JSON")
     args = parser.parse_args(argv)
     if args.merge:
-        parts = [json.loads(Path(f).read_text()) for f in args.merge]
-        merged = {**parts[0], "results": [r for p in parts for r in p["results"]]}
+        merged = merge([json.loads(Path(f).read_text()) for f in args.merge])
         print(markdown(merged) if args.markdown else json.dumps(merged, indent=1))
         return
     results = [report(name, play_round_robin(name, args.games, args.seed), args.seed)
