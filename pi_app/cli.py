@@ -82,6 +82,59 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_ILLEGAL
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    """Review a finished game (:mod:`pi_app.bots.review`) and draw it as SVG files: the
+    evaluation over the game, the score over the game (where it moves before the end), and
+    each named move's position with the better move. A record that stops replaying is
+    reviewed up to its illegal move, which is reported (exit 1)."""
+    from pi_app.bots.review import review
+    from pi_app.net.review_svg import evaluation_svg, scores_svg, slip_svg
+
+    try:
+        record = load_record(args.file)
+        result = replay(record)
+        done = review(record, seconds=args.seconds)
+    except GameError as exc:
+        return _fail(f"{args.file}: not a valid record: {exc}")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        return _fail(f"{args.file}: not a valid record ({type(exc).__name__}: {exc})")
+    data = done.to_json()
+    names = _names(record)
+    people = names + [f"Player {i + 1}" for i in range(len(names), 8)]
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        files = {"evaluation.svg": evaluation_svg(data, names)}
+        chart = scores_svg(data, names)
+        if chart is not None:
+            files["score.svg"] = chart
+        for slip in data["slips"]:
+            files[f"move-{slip['move']}.svg"] = slip_svg(data["game"], slip)
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"{out}: cannot write the pictures: {exc.strerror or exc}")
+    if args.json:
+        print(json.dumps({**data, "files": sorted(str(out / n) for n in files)}))
+    else:
+        print(f"reviewed {data['reviewed']} of {data['total']} moves"
+              + (" (stopped at the time limit)" if data["partial"] else ""))
+        for seat in data["skipped"]:
+            print(f"{people[seat]}: played by the station, not reviewed")
+        for slip in data["slips"]:
+            print(f"{people[slip['player']]}, move {slip['move']}: {slip['text']} "
+                  f"(better: {slip['better']}; lost {slip['drop']:g}) -> "
+                  f"{out / ('move-' + str(slip['move']) + '.svg')}")
+        if not data["slips"]:
+            print("no move lost much")
+        print(f"charts: {', '.join(str(out / n) for n in files if not n.startswith('move-'))}")
+    if result.error is not None:
+        print(f"illegal move {result.error.text!r}: {result.error.reason} (reviewed up to it)",
+              file=sys.stderr)
+        return EXIT_ILLEGAL
+    return EXIT_OK
+
+
 def _names(record: object) -> list[str]:
     """The players' names a record carries (a station writes them as ``"players"``), or none
     when it has no such list of texts."""
@@ -286,6 +339,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=LANGUAGES, default="en",
                    help="the summary's language (the engine's own words stay English)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("review", help="review a finished game and draw it as SVG charts")
+    p.add_argument("file", help="a NAME.tiki.json record")
+    p.add_argument("--out", default="review", help="the folder for the SVG files (review)")
+    p.add_argument("--seconds", type=float, default=30.0, help="the most the review may think")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
     p.add_argument("--config", help="a TOML file; without it, the embedded defaults")
