@@ -135,6 +135,21 @@ def cmd_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play a game on the page, moves by tap or click, against the station's bot or two
+    people on one screen (:mod:`pi_app.net.play`); no hardware."""
+    import uvicorn
+
+    from pi_app.net.play import create_play_app
+
+    people = frozenset({0, 1}) if args.two else frozenset({args.seat - 1})
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    app = create_play_app(args.game, args.level, people, seed, Path(args.out))
+    print(f"tikiboard play: http://{args.host}:{args.port}/ (Ctrl-C stops)")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return EXIT_OK
+
+
 def _names(record: object) -> list[str]:
     """The players' names a record carries (a station writes them as ``"players"``), or none
     when it has no such list of texts."""
@@ -346,6 +361,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=30.0, help="the most the review may think")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(func=cmd_review)
+
+    from pi_app.bots import ALL_LEVELS
+
+    p = sub.add_parser("play", help="play a game on the page by taps, no hardware")
+    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("--level", choices=ALL_LEVELS, default="casual", help="the bot's level")
+    p.add_argument("--two", action="store_true", help="two people on one screen, no bot")
+    p.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat against the bot")
+    p.add_argument("--host", default="127.0.0.1", help="the address to serve on (loopback)")
+    p.add_argument("--port", type=int, default=8034)
+    p.add_argument("--seed", type=int, help="the deal and the bot's chance (default: random)")
+    p.add_argument("--out", default="records", help="the folder for finished games' records")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
     p.add_argument("--config", help="a TOML file; without it, the embedded defaults")
