@@ -49,14 +49,23 @@ def test_the_page_hides_the_bots_ranks_until_the_end() -> None:
     assert {p for p in pieces if p.startswith("C")} == {"C?"}  # the bot's hidden
 
 
-def test_tactiki_is_played_step_by_step() -> None:
+def test_a_tactiki_step_into_a_hidden_fight_is_made_alone_first() -> None:
+    """The rest of the turn is offered once the fight has shown its ranks."""
     played = PlayGame.start("tactiki", "beginner", frozenset({0}), 2)
-    first = next(o for o in played.options() if "-" in o["text"])["text"]
-    assert all(" " not in o["text"] or o["text"].startswith("reincarnate")
-               for o in played.options())
-    played.play(first)
+    for _ in range(200):
+        looks = [o["text"] for o in played.options() if o["text"].endswith("then look")]
+        if looks:
+            break
+        played.play(played.options()[0]["text"])
+    assert looks, "no fight against unseen ranks came up"
+    played.play(looks[0])
     assert played.first is not None and played.snapshot()["first"]
-    assert played.options()
+    step = looks[0].split(",")[0]
+    # every option is a whole turn with that step (in the record's canonical order)
+    assert played.options() and all(step in o["text"] for o in played.options())
+    before = len(played.events)
+    played.play(played.options()[0]["text"])
+    assert played.first is None and len(played.events) > before
 
 
 def test_the_actions_refuse_what_they_cannot_do(tmp_path: Path) -> None:

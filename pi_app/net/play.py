@@ -36,8 +36,10 @@ from starlette.routing import Route
 from pi_app.bots.base import Budget
 from pi_app.bots.hints import NotYourTurn, hint
 from pi_app.bots.levels import make_bot
+from pi_app.bots.models import MODELS
 from pi_app.bots.play import decide
 from pi_app.bots.review import changed_cells, review
+from pi_app.bots.views import FirstStep, SeatView, seat_view
 from pi_app.games import get_game
 from pi_app.games.base import JSON, Game, GameError
 from pi_app.net.review_svg import evaluation_svg, scores_svg, slip_svg
@@ -59,8 +61,9 @@ class PlayGame:
     rng: random.Random
     setup: JSON
     events: list[tuple[str, JSON]] = field(default_factory=list)
-    #: TacTiki: the first step of the turn already made (the second is asked next).
-    first: tuple[int, int] | None = None
+    #: The first part of the turn already made, whose outcome the seat has now seen (a
+    #: TacTiki first step into a fight); the rest is asked next.
+    first: FirstStep | None = None
     error: str = ""
     out: Path | None = None
     saved: str = ""
@@ -99,92 +102,59 @@ class PlayGame:
         self.events.append(("move", {"text": text}))
         self.first = None
 
+    def _seat_view(self) -> SeatView | None:
+        """The view of the person to move (after the first step, when one is made)."""
+        seat = self.game.to_move(self.state)
+        if seat is None or seat not in self.people:
+            return None
+        view = seat_view(self.game, self.state, seat)
+        return view if self.first is None else view.after_step(self.state, self.first)
+
+    def _ways(self) -> list[tuple[str, Any, tuple[str, ...], tuple[str, ...]]]:
+        """(text, move, lift, put) of each option the person may tap now. A move whose first
+        part starts what the seat cannot foresee (a TacTiki fight against unseen ranks,
+        :meth:`SeatView.unforeseen_step`) is offered as that part alone, and once it is made
+        the rest as the moves that go on from it (the seat's model's ``root_moves``)."""
+        view = self._seat_view()
+        if view is None:
+            return []
+        game, state = self.game, self.state
+        out: dict[str, tuple[str, Any, tuple[str, ...], tuple[str, ...]]] = {}
+        if self.first is not None:
+            for move in MODELS[game.name].root_moves(view, state):
+                text = game.move_text(state, move)
+                out.setdefault(text, (text, move, *changed_cells(game, state, move)))
+            return list(out.values())
+        for move in game.legal_moves(state):
+            step = view.unforeseen_step(move)
+            if step is not None:
+                out.setdefault(step.text, (step.text, step, step.lift, step.put))
+                continue
+            text = game.move_text(state, move)
+            out.setdefault(text, (text, move, *changed_cells(game, state, move)))
+        return list(out.values())
+
     def options(self) -> list[dict[str, Any]]:
         """The moves the person to move may tap now: text, and the cells it lifts from and
-        puts on (TacTiki: the first steps, or the second steps after one)."""
-        game, state = self.game, self.state
-        seat = game.to_move(state)
-        if seat is None or seat not in self.people:
-            return []
-        if game.name != "tactiki":
-            out = []
-            for move in game.legal_moves(state):
-                lift, put = changed_cells(game, state, move)
-                out.append({"text": game.move_text(state, move), "lift": lift, "put": put})
-            return out
-        from pi_app.games import tactiki
-
-        names = tactiki.FIELD_NAMES
-        ways = game.ways(state)
-        if self.first is None:
-            seen: dict[str, dict[str, Any]] = {}
-            for way in ways:
-                if isinstance(way, tactiki.Steps):
-                    a, b = way.steps[0]
-                    seen.setdefault(f"{names[a]}-{names[b]}",
-                                    {"text": f"{names[a]}-{names[b]}", "lift": [names[a]],
-                                     "put": [names[b]]})
-                else:
-                    lift, put = changed_cells(game, state, way)
-                    seen.setdefault(game.move_text(state, way),
-                                    {"text": game.move_text(state, way), "lift": lift,
-                                     "put": put})
-            return list(seen.values())
-        out = []
-        for way in ways:
-            if isinstance(way, tactiki.Steps) and way.steps[0] == self.first:
-                if len(way.steps) == 1:
-                    out.append({"text": "end the turn", "lift": [], "put": []})
-                else:
-                    a, b = way.steps[1]
-                    out.append({"text": f"{names[a]}-{names[b]}", "lift": [names[a]],
-                                "put": [names[b]]})
-        return out
+        puts on."""
+        return [{"text": text, "lift": list(lift), "put": list(put)}
+                for text, _, lift, put in self._ways()]
 
     def play(self, text: str) -> None:
         """Make the tapped option ``text``; :class:`GameError` with the reason when it is not
         one (the page was stale, or the request was made by hand)."""
-        game, state = self.game, self.state
-        if game.to_move(state) not in self.people:
+        if self.game.to_move(self.state) not in self.people:
             raise GameError("it is not your turn")
-        if text not in {o["text"] for o in self.options()}:
+        chosen = next((move for t, move, _, _ in self._ways() if t == text), None)
+        if chosen is None:
             raise GameError(f"{text!r} is not a move you can make now")
-        if game.name == "tactiki":
-            from pi_app.games import tactiki
-
-            if self.first is None and "-" in text and " " not in text:
-                a, b = (tactiki.field_index(x) for x in text.split("-"))
-                whole = [w for w in game.ways(state)
-                         if isinstance(w, tactiki.Steps) and w.steps[0] == (a, b)]
-                if all(len(w.steps) == 1 for w in whole):
-                    self._apply(whole[0])
-                else:
-                    self.first = (a, b)
-                    return
-            elif self.first is not None:
-                steps: tuple[tuple[int, int], ...] = (self.first,)
-                if text != "end the turn":
-                    a, b = (tactiki.field_index(x) for x in text.split("-"))
-                    steps = (self.first, (a, b))
-                self._apply(tactiki.Steps(steps))
-            else:
-                self._apply(game.parse_move(state, text))
-        else:
-            self._apply(game.parse_move(state, text))
+        if isinstance(chosen, FirstStep):
+            self.first = chosen
+            return
+        self._apply(chosen)
         self.advance()
 
     # -- what the page shows ---------------------------------------------------------------------
-    def _shown_state(self) -> Any:
-        """The position to draw: mid-turn after a TacTiki first step (the fight settled)."""
-        if self.first is None:
-            return self.state
-        from pi_app.games import tactiki
-
-        way = next(w for w in self.game.ways(self.state)
-                   if isinstance(w, tactiki.Steps) and w.steps[0] == self.first)
-        assert isinstance(self.game, tactiki.TacTikiGame)
-        return self.game.trace(self.state, way)[0]
-
     def _viewer(self) -> int | None:
         """Whose eyes the board is drawn for: the person to move (or the one person)."""
         seat = self.game.to_move(self.state)
@@ -194,9 +164,14 @@ class PlayGame:
 
     def view(self) -> dict[str, list[str]]:
         """The board as the viewer may see it: every piece while the game is over, else their
-        own pieces in full and everything else as anyone at the table sees it."""
+        own pieces in full and everything else as anyone at the table sees it. After a first
+        step, the board with that step made and its fight settled."""
         game = self.game
-        full = game.expected_view(self._shown_state())
+        full = game.expected_view(self.state)
+        if self.first is not None:
+            way = next(m for m in game.ways(self.state)
+                       if self._first_of(m) == self.first.step)
+            full = (game.transit_views(self.state, way) or [full])[-1]
         if game.is_over(self.state):
             return {c: list(p) for c, p in full.items()}
         viewer = self._viewer()
@@ -204,17 +179,22 @@ class PlayGame:
                        else game.public_piece(p) for p in pieces]
                 for cell, pieces in full.items()}
 
+    def _first_of(self, move: Any) -> Any:
+        view = seat_view(self.game, self.state, self.game.to_move(self.state) or 0)
+        step = view.unforeseen_step(move)
+        return None if step is None else step.step
+
     def facts(self) -> list[str]:
-        """Lines the board does not show: the viewer's Topple card, the scores."""
+        """Lines the board does not show: the viewer's secret card (the state's documented
+        ``cards``, ``docs/records.md``), the scores."""
         out = []
-        state = self.state
         viewer = self._viewer()
-        if self.game.name == "topple" and viewer is not None and not self.game.is_over(state):
-            card = state.table.cards[viewer]
-            if card is not None:
-                out.append("Your secret card: " + ", ".join(card))
+        if viewer is not None and not self.game.is_over(self.state):
+            cards = self.game.state_to_json(self.state).get("cards")
+            if isinstance(cards, list) and viewer < len(cards) and cards[viewer]:
+                out.append("Your secret card: " + ", ".join(map(str, cards[viewer])))
         out.append("Scores: " + ", ".join(f"Player {i + 1}: {s}" for i, s in
-                                         enumerate(self.game.scores(state))))
+                                         enumerate(self.game.scores(self.state))))
         return out
 
     def snapshot(self) -> JSON:
