@@ -343,6 +343,8 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pi_app.bots import ALL_LEVELS  # names only: the engines load when a command runs
+
     parser = argparse.ArgumentParser(
         prog="tikiboard", description="Referee physical tiki board games.")
     parser.add_argument("--version", action="version", version=f"tikiboard {__version__}")
@@ -361,8 +363,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=30.0, help="the most the review may think")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(func=cmd_review)
-
-    from pi_app.bots import ALL_LEVELS
 
     p = sub.add_parser("play", help="play a game on the page by taps, no hardware")
     p.add_argument("game", choices=GAME_NAMES)
@@ -429,11 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve the station's page on 127.0.0.1 (PORT, or a free one)")
     p.add_argument("--keep", metavar="DB", help="keep the game database as this new file "
                    "(then: tikiboard export --db DB)")
-    from pi_app.bots import LEVELS
-
-    p.add_argument("--vs-bot", nargs="?", const="search", choices=LEVELS,
-                   metavar="LEVEL", help="the station plays P2 at LEVEL (random, greedy, "
-                   "search: the default) and the hands carry out its moves")
+    p.add_argument("--vs-bot", nargs="?", const="search", choices=ALL_LEVELS,
+                   metavar="LEVEL", help="the station plays P2 at LEVEL (beginner, casual, club, "
+                   "strongest, or random, greedy, search: the default) and the hands carry out "
+                   "its moves")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
                    help="the station's language: its screen, the legend and the summary")
     p.set_defaults(func=cmd_demo)
