@@ -147,3 +147,23 @@ def test_rate_gives_an_interval_around_the_rating_and_a_table() -> None:
         for name, r in rated.items()}
     table = markdown({"results": [{"game": "tactiki", "levels": levels}]})
     assert "| tactiki | casual |" in table and "5 ms" in table
+
+
+def test_merge_pools_runs_of_one_game_and_refuses_shared_games() -> None:
+    from tools.bench.levels import merge
+
+    def part(seed: int, scores: list[float]) -> dict[str, Any]:
+        cpu = {"cpu_s_per_decision": {"p95": 0.001}, "pi4_estimate_s_per_decision_p95": 0.005}
+        levels = {n: dict(cpu) for n in ("random", "beginner")}
+        return {"seed": seed, "games_per_pair": len(scores), "results": [
+            {"game": "manami", "levels": levels, "results": {"beginner:random": scores},
+             "cpu_s": 1.0}]}
+
+    merged = merge([part(0, [1.0, 1.0]), part(2, [0.0, 1.0])])
+    result = merged["results"][0]
+    assert result["results"]["beginner:random"] == [1.0, 1.0, 0.0, 1.0]
+    assert result["pairs"]["beginner:random"] == {"games": 4, "score": 0.75}
+    assert result["levels"]["beginner"]["elo"] == round(fit({"beginner:random": [1, 1, 0, 1]})[
+        "beginner"])
+    with pytest.raises(ValueError, match="share games"):
+        merge([part(0, [1.0, 1.0]), part(1, [0.0, 1.0])])

@@ -191,7 +191,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
             for key, scores in result["results"].items():
                 pairs.setdefault(key, []).extend(scores)
         largest = max(runs, key=lambda run: run[0]["games_per_pair"])[1]
-        ratings = rate(pairs, runs[0][0]["seed"])
+        ratings = rate(pairs, runs[0][0]["seed"] or 0)
         levels = {name: {**level, **ratings[name]} for name, level in largest["levels"].items()}
         results.append({**largest, "levels": levels, "results": pairs,
                         "pairs": {k: {"games": len(r), "score": round(sum(r) / len(r), 3)}
@@ -212,7 +212,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="with --merge: print the level table instead of JSON")
     args = parser.parse_args(argv)
     if args.merge:
-        merged = merge([json.loads(Path(f).read_text()) for f in args.merge])
+        parts = [json.loads(Path(f).read_text()) for f in args.merge]
+        merged = parts[0] if len(parts) == 1 else merge(parts)
         print(markdown(merged) if args.markdown else json.dumps(merged, indent=1))
         return
     results = [report(name, play_round_robin(name, args.games, args.seed), args.seed)
