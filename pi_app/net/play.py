@@ -67,6 +67,7 @@ class PlayGame:
     error: str = ""
     out: Path | None = None
     saved: str = ""
+    reviewed: JSON | None = None
 
     @classmethod
     def start(cls, game_name: str, level: str, people: frozenset[int], seed: int,
@@ -211,9 +212,10 @@ class PlayGame:
         if over:
             result = game.result(state)
             data["result"] = None if result is None else result.to_json()
-            done = review(self.record(), skip=tuple(s for s in range(len(game.scores(state)))
-                                                   if s not in self.people))
-            data["review"] = done.to_json()
+            if self.reviewed is None:  # once: the page asks for the state again and again
+                self.reviewed = review(self.record(), skip=tuple(
+                    s for s in range(len(game.scores(state))) if s not in self.people)).to_json()
+            data["review"] = self.reviewed
             data["charts"] = [evaluation_svg(data["review"])] + [
                 c for c in (scores_svg(data["review"]),) if c is not None]
             data["slips"] = [{"text": f"Player {s['player'] + 1}, move {s['move']}: "
