@@ -20,7 +20,7 @@ from pathlib import Path
 from pi_app import __version__
 from pi_app.games import GAME_NAMES, GameError, get_game
 from pi_app.i18n import LANGUAGES
-from pi_app.records import Replay, check_record, load_records, parse_record, replay
+from pi_app.records import Replay, check_record, load_record, load_records, parse_record, replay
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -112,6 +112,74 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"ok": status == EXIT_OK, "records": outputs}))
     return status
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """Review a finished game (:mod:`pi_app.bots.review`) and draw it as SVG files: the
+    evaluation over the game, the score over the game (where it moves before the end), and
+    each named move's position with the better move. A record that stops replaying is
+    reviewed up to its illegal move, which is reported (exit 1)."""
+    from pi_app.bots.review import review
+    from pi_app.net.review_svg import evaluation_svg, scores_svg, slip_svg
+
+    try:
+        record = load_record(args.file)
+        result = replay(record)
+        done = review(record, seconds=args.seconds)
+    except GameError as exc:
+        return _fail(f"{args.file}: not a valid record: {exc}")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        return _fail(f"{args.file}: not a valid record ({type(exc).__name__}: {exc})")
+    data = done.to_json()
+    names = _names(record)
+    people = names + [f"Player {i + 1}" for i in range(len(names), 8)]
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        files = {"evaluation.svg": evaluation_svg(data, names)}
+        chart = scores_svg(data, names)
+        if chart is not None:
+            files["score.svg"] = chart
+        for slip in data["slips"]:
+            files[f"move-{slip['move']}.svg"] = slip_svg(data["game"], slip)
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"{out}: cannot write the pictures: {exc.strerror or exc}")
+    if args.json:
+        print(json.dumps({**data, "files": sorted(str(out / n) for n in files)}))
+    else:
+        print(f"reviewed {data['reviewed']} of {data['total']} moves"
+              + (" (stopped at the time limit)" if data["partial"] else ""))
+        for seat in data["skipped"]:
+            print(f"{people[seat]}: played by the station, not reviewed")
+        for slip in data["slips"]:
+            print(f"{people[slip['player']]}, move {slip['move']}: {slip['text']} "
+                  f"(better: {slip['better']}; lost {slip['drop']:g}) -> "
+                  f"{out / ('move-' + str(slip['move']) + '.svg')}")
+        if not data["slips"]:
+            print("no move lost much")
+        print(f"charts: {', '.join(str(out / n) for n in files if not n.startswith('move-'))}")
+    if result.error is not None:
+        print(f"illegal move {result.error.text!r}: {result.error.reason} (reviewed up to it)",
+              file=sys.stderr)
+        return EXIT_ILLEGAL
+    return EXIT_OK
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play a game on the page, moves by tap or click, against the station's bot or two
+    people on one screen (:mod:`pi_app.net.play`); no hardware."""
+    import uvicorn
+
+    from pi_app.net.play import create_play_app
+
+    people = frozenset({0, 1}) if args.two else frozenset({args.seat - 1})
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    app = create_play_app(args.game, args.level, people, seed, Path(args.out))
+    print(f"tikiboard play: http://{args.host}:{args.port}/ (Ctrl-C stops)")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return EXIT_OK
 
 
 def _names(record: object) -> list[str]:
@@ -312,6 +380,8 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pi_app.bots import ALL_LEVELS  # names only: the engines load when a command runs
+
     parser = argparse.ArgumentParser(
         prog="tikiboard", description="Referee physical tiki board games.")
     parser.add_argument("--version", action="version", version=f"tikiboard {__version__}")
@@ -323,6 +393,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=LANGUAGES, default="en",
                    help="the replay's language (an illegal move's reason stays English)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("review", help="review a finished game and draw it as SVG charts")
+    p.add_argument("file", help="a NAME.tiki.json record")
+    p.add_argument("--out", default="review", help="the folder for the SVG files (review)")
+    p.add_argument("--seconds", type=float, default=30.0, help="the most the review may think")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("play", help="play a game on the page by taps, no hardware")
+    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("--level", choices=ALL_LEVELS, default="casual", help="the bot's level")
+    p.add_argument("--two", action="store_true", help="two people on one screen, no bot")
+    p.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat against the bot")
+    p.add_argument("--host", default="127.0.0.1", help="the address to serve on (loopback)")
+    p.add_argument("--port", type=int, default=8034)
+    p.add_argument("--seed", type=int, help="the deal and the bot's chance (default: random)")
+    p.add_argument("--out", default="records", help="the folder for finished games' records")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("run", help="the station daemon (real hardware or simulated board)")
     p.add_argument("--config", help="a TOML file; without it, the embedded defaults")
@@ -378,11 +466,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve the station's page on 127.0.0.1 (PORT, or a free one)")
     p.add_argument("--keep", metavar="DB", help="keep the game database as this new file "
                    "(then: tikiboard export --db DB)")
-    from pi_app.bots import LEVELS
-
-    p.add_argument("--vs-bot", nargs="?", const="search", choices=LEVELS,
-                   metavar="LEVEL", help="the station plays P2 at LEVEL (random, greedy, "
-                   "search: the default) and the hands carry out its moves")
+    p.add_argument("--vs-bot", nargs="?", const="search", choices=ALL_LEVELS,
+                   metavar="LEVEL", help="the station plays P2 at LEVEL (beginner, casual, club, "
+                   "strongest, or random, greedy, search: the default) and the hands carry out "
+                   "its moves")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
                    help="the station's language: its screen, the legend and the summary")
     p.set_defaults(func=cmd_demo)

@@ -17,3 +17,9 @@ from __future__ import annotations
 #: The strengths, weakest first: uniformly random legal moves; the best move by the game's
 #: evaluation one move ahead; information-set Monte Carlo tree search.
 LEVELS: tuple[str, ...] = ("random", "greedy", "search")
+#: The levels offered to people, weakest first, each one documented configuration of the
+#: methods above with a fixed playout budget (:data:`pi_app.bots.levels.NAMED`), rated on one
+#: Elo-like scale by ``tools/bench/levels.py`` (``docs/levels.md``).
+NAMED_LEVELS: tuple[str, ...] = ("beginner", "casual", "club", "strongest")
+#: Every level name a bot may be asked for.
+ALL_LEVELS: tuple[str, ...] = LEVELS + NAMED_LEVELS

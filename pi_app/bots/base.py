@@ -60,7 +60,7 @@ class Bot(Protocol):
 
     @property
     def level(self) -> str:
-        """One of :data:`LEVELS`."""
+        """One of :data:`pi_app.bots.ALL_LEVELS`."""
         ...
 
     def choose(self, view: SeatView, rng: random.Random, budget: Budget) -> Any:

@@ -21,6 +21,12 @@ move is in the tree; each iteration plays it in a fresh guess, lets a short gree
 answer it (TacTiki: the opponent's turn, then the seat's own) and values the result). That is a
 look a few plies deep averaged over the hidden facts, which the plain tree never reached within
 such a budget.
+
+A model may instead keep the whole tree (TacTiki's strongest level,
+:class:`pi_app.bots.models.TacTikiTreeModel`) and bound its breadth by progressive widening
+(``widening``): each node lets in its children best first by the evaluation, more of them the
+more often it is visited, so the opponent's replies and the seat's answer to them are in the
+tree, searched over the guesses of the hidden ranks like the seat's own move.
 """
 
 from __future__ import annotations
@@ -67,11 +73,14 @@ def _pick(model: Model, node: Node, state: Any, groups: dict[Hashable, list[Any]
     Returns it and whether it was new."""
     children = node.children
     untried = [key for key in groups if key not in children]
+    tried = 0
     for key in groups:
         child = children.get(key)
         if child is not None:
             child.avail += 1
-    if untried:
+            tried += 1
+    if untried and (not tried or model.widening is None
+                    or len(children) < _width(model.widening, node.visits)):
         if model.ordered:
             if node.order is None:
                 node.order = _ranking(model, state, groups, mover)
@@ -84,12 +93,25 @@ def _pick(model: Model, node: Node, state: Any, groups: dict[Hashable, list[Any]
     best_key: Hashable = None
     best = -1.0
     for key in groups:
-        child = children[key]
+        child = children.get(key)
+        if child is None:  # not yet let in by the widening
+            continue
         score = child.total / child.visits + model.exploration * math.sqrt(
             math.log(child.avail) / child.visits)
         if score > best:
             best, best_key = score, key
     return best_key, False
+
+
+def _width(widening: tuple[float, float], visits: int) -> int:
+    """Progressive widening (Coulom 2007; Chaslot et al. 2008): a node visited ``visits``
+    times may have ``ceil(c * (visits + 1) ** alpha)`` children. With a few hundred turns a
+    ply and a budget of some hundred iterations, letting every child in first would leave
+    the tree one ply deep; widening lets the best few (best first by the evaluation) be
+    answered before the rest are tried."""
+    c, alpha = widening
+    width: float = c * float(visits + 1) ** alpha
+    return max(1, math.ceil(width))
 
 
 def _pick_move(model: Model, node: Node, moves: list[Any], rng: random.Random,
@@ -124,6 +146,19 @@ def _pick_move(model: Model, node: Node, moves: list[Any], rng: random.Random,
 
 def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> Any:
     """The most visited move for the seat of ``view`` after the budget's iterations."""
+    root, offered = grow(model, view, rng, budget)
+    return _answer(model, root, offered)
+
+
+def depth(node: Node) -> int:
+    """How many decisions deep the tree below ``node`` goes (tests and benches look)."""
+    return 1 + max((depth(child) for child in node.children.values()), default=-1)
+
+
+def grow(model: Model, view: SeatView, rng: random.Random, budget: Budget
+         ) -> tuple[Node, dict[tuple[Hashable, ...], Any]]:
+    """The tree after the budget's iterations, and every move the root offered by its
+    decisions."""
     game = model.game
     root = Node(view.seat)
     # Every move the root offered, by its decisions: the answer must be one of them.
@@ -177,7 +212,7 @@ def search(model: Model, view: SeatView, rng: random.Random, budget: Budget) -> 
         for visited in path:
             visited.visits += 1
             visited.total += values[visited.mover]
-    return _answer(model, root, offered)
+    return root, offered
 
 
 def _shortlist(model: Model, view: SeatView, rng: random.Random) -> set[tuple[Hashable, ...]]:

@@ -69,6 +69,9 @@ class Model:
     candidates: int | None = None
     #: The tree holds the seat's own move only; everything after it is the playout.
     flat = False
+    #: Progressive widening ``(c, alpha)`` of every node (:func:`pi_app.bots.mcts._width`);
+    #: None lets every child in before any is revisited.
+    widening: tuple[float, float] | None = None
     #: Every move is one decision and :meth:`chunks` is ``(move,)`` with no move listed twice,
     #: so the tree keys its nodes by the moves themselves (the same tree, built faster).
     single_decisions = False
@@ -292,6 +295,26 @@ class TacTikiModel(Model):
 
     def evaluate(self, state: tactiki.TacState, seat: int) -> float:
         return self.values(state)[seat]
+
+
+class TacTikiTreeModel(TacTikiModel):
+    """TacTiki's information-set tree (the strongest level): the whole tree, not the flat
+    look. Each iteration draws the opponent's hidden ranks from the seat's view
+    (:func:`~pi_app.bots.views.determinize`) and walks one tree keyed by steps: the seat's
+    first and second step, the opponent's, the seat's again, each node letting in its steps
+    best first by the evaluation under progressive widening; a leaf is valued after the same
+    short greedy playout as the flat look. The root keeps the greedy level's shortlist, so the
+    budget goes to the replies to plausible turns. Statistics are shared across guesses (a
+    step is the same decision whatever the guess), so the tree never depends on a guess, and
+    never on the real ranks: the seat's view is all it reads."""
+
+    flat = False
+    widening = (1.0, 0.5)
+    playout_depth = 1
+
+
+#: The information-set tree models the strongest level uses where it differs from the rest.
+TREE_MODELS: dict[str, Model] = {"tactiki": TacTikiTreeModel()}
 
 
 MODELS: dict[str, Model] = {m.game.name: m for m in (ToppleModel(), ManamiModel(),

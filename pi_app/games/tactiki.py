@@ -400,6 +400,116 @@ def _can_step(cols: Sequence[tuple[int, ...]], player: int, attack_frozen: bool)
     return False
 
 
+# -- random play (hot path) -----------------------------------------------------------------------
+# Random play (benchmarks, soaks, playouts) draws a turn and then applies it. Both used to list
+# every step from scratch and apply replayed the steps the draw had just made. Here a position's
+# tops are two 25-bit masks (fields topped by TIKI, by TAC), a step only changes its two fields'
+# bits, and the step list is read from tables keyed by each row's bits of the masks; the draw
+# also keeps the position it reached, so ``apply`` of that very move returns it. Same draws,
+# same positions: a test replays random games against the plain listing
+# (``tests/test_tactiki_speed.py``).
+
+_FIELD_BIT: tuple[int, ...] = tuple(1 << f for f in range(25))
+_RowTables: TypeAlias = tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
+
+
+@lru_cache(maxsize=4)
+def _row_tables(player: int, attack_frozen: bool) -> _RowTables:
+    """Per row of the board, the steps from it in the order :func:`_step_list` lists them, for
+    each key ``own | enemy << 5`` (the row's fields topped by the player's pieces and by the
+    enemy's, as 5-bit masks). A step depends only on whose piece tops its source field and,
+    for a step along the player's own start row, whose tops its target (ruling R4), so the
+    rows other than that one ignore ``enemy``. Computed by :func:`_step_list` itself on a board
+    with one piece on each topped field, so the two can never disagree."""
+    mine, theirs = (player * PIECES_PER_PLAYER,), ((1 - player) * PIECES_PER_PLAYER,)
+    rows = []
+    for row in range(5):
+        table = []
+        for key in range(1024):
+            cols: list[tuple[int, ...]] = [()] * 25
+            for c in range(5):
+                if key >> c & 1:
+                    cols[row * 5 + c] = mine
+                elif key >> (c + 5) & 1:
+                    cols[row * 5 + c] = theirs
+            table.append(tuple(_step_list(cols, player, attack_frozen)))
+        rows.append(tuple(table))
+    return tuple(rows)
+
+
+def _masks(cols: Sequence[tuple[int, ...]]) -> tuple[int, int]:
+    """The fields whose top piece is TIKI's and those whose top is TAC's, as bitmasks."""
+    m0 = m1 = 0
+    for f, col in enumerate(cols):
+        if col:
+            if col[-1] < PIECES_PER_PLAYER:
+                m0 |= _FIELD_BIT[f]
+            else:
+                m1 |= _FIELD_BIT[f]
+    return m0, m1
+
+
+def _mask_steps(player: int, attack_frozen: bool, own: int, enemy: int
+                ) -> tuple[tuple[int, int], ...]:
+    """:func:`_step_list` for a board whose own and enemy tops are the masks ``own`` and
+    ``enemy`` (see :func:`_row_tables`)."""
+    r0, r1, r2, r3, r4 = _row_tables(player, attack_frozen)
+    if player:
+        return (r0[own & 31] + r1[own >> 5 & 31] + r2[own >> 10 & 31] + r3[own >> 15 & 31]
+                + r4[own >> 20 | (enemy >> 20) << 5])
+    return (r0[own & 31 | (enemy & 31) << 5] + r1[own >> 5 & 31] + r2[own >> 10 & 31]
+            + r3[own >> 15 & 31] + r4[own >> 20])
+
+
+def _tops(cols: Sequence[tuple[int, ...]], player: int, own: int, enemy: int,
+          fields: tuple[int, int]) -> tuple[int, int]:
+    """``player``'s masks ``own`` and ``enemy`` (:func:`_masks`) after a step changed the two
+    ``fields`` of ``cols``."""
+    for f in fields:
+        bit = _FIELD_BIT[f]
+        col = cols[f]
+        if not col:
+            own &= ~bit
+            enemy &= ~bit
+        elif (col[-1] < PIECES_PER_PLAYER) == (player == 0):
+            own |= bit
+            enemy &= ~bit
+        else:
+            enemy |= bit
+            own &= ~bit
+    return own, enemy
+
+
+#: The empty start fields of a player, by the start row's 5-bit mask of empty fields.
+_EMPTY_HOME: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(f for c, f in enumerate(START_FIELDS[q]) if key >> c & 1) for key in range(32))
+    for q in (0, 1))
+_HOME_SHIFT = (0, 20)
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)``: for a plain ``random.Random`` the same number by the same draws
+    (CPython's ``_randbelow_with_getrandbits``, written out on the public ``getrandbits``; a
+    third of random play's time went into ``randrange``'s general path), for any other kind of
+    generator its own ``randrange``."""
+    if type(rng) is not random.Random:
+        return rng.randrange(n)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+#: One :class:`Steps` per one- or two-step turn random play draws, made once: a move is
+#: immutable, so sharing it is safe, and building a frozen dataclass costs more than a look-up.
+_STEPS_MADE: dict[tuple[tuple[int, int], ...], Steps] = {}
+
+
+#: The last turn random play drew: (state, move, the state after it, that state's top masks),
+#: in a one-item list. The entry is replaced whole (a tuple) and compared by identity: states
+#: and moves are immutable, so the entry is right for whoever reads it, on any thread.
+_LAST_DRAW: list[tuple[Any, Any, Any, tuple[int, int]]] = [(None, None, None, (0, 0))]
+
+
 def _first_steps(state: TacState) -> Iterator[tuple[tuple[int, int], list[tuple[int, ...]],
                                                     tuple[list[int], list[int]], int,
                                                     list[tuple[int, int]]]]:
@@ -637,6 +747,10 @@ class TacTikiGame(Game[TacState, Move]):
         return out or [PASS]
 
     def apply(self, state: TacState, move: Move) -> TacState:
+        last = _LAST_DRAW[0]
+        if last[1] is move and last[0] is state:  # the turn random play just drew
+            after: TacState = last[2]
+            return after
         if state.winner is not None or state.draw:
             raise IllegalMove("The game is over: no more turns can be played")
         if isinstance(move, Steps):
@@ -732,36 +846,56 @@ class TacTikiGame(Game[TacState, Move]):
     def random_move(self, state: TacState, rng: random.Random) -> Move:
         """Draw step by step: a first step or a reincarnation uniformly, then a second step
         uniformly. Not uniform over turns, but every legal turn can come out, and it costs two
-        step listings instead of every turn."""
+        step listings instead of every turn. The position the turn reaches is kept for
+        :meth:`apply` (see ``_LAST_DRAW``)."""
         if state.winner is not None or state.draw:
             raise IllegalMove("nobody is to move")
         player, opts = state.player, state.options
-        firsts = _step_list(state.columns, player, opts.attack_frozen)
+        attack_frozen = opts.attack_frozen
+        last = _LAST_DRAW[0]
+        m0, m1 = last[3] if last[2] is state else _masks(state.columns)
+        own, enemy = (m1, m0) if player else (m0, m1)
+        firsts = _mask_steps(player, attack_frozen, own, enemy)
         grave = state.graves[player]
-        empty: list[int] = []
+        empty: tuple[int, ...] = ()
         ranks: tuple[int, ...] = ()
         if grave:
-            empty = [f for f in START_FIELDS[player] if not state.columns[f]]
+            empty = _EMPTY_HOME[player][~(own | enemy) >> _HOME_SHIFT[player] & 31]
             if empty:
                 ranks = opts.tables.ranks_in(grave)
         n = len(firsts) + len(ranks) * len(empty)
         if n == 0:
             return PASS
-        k = rng.randrange(n)
+        k = _below(rng, n)
         if k >= len(firsts):
-            r, f = divmod(k - len(firsts), len(empty))
-            return Reincarnate(ranks[r], empty[f])
-        first = firsts[k]
-        cols = list(state.columns)
-        graves = (list(state.graves[0]), list(state.graves[1]))
-        _, _, won = _step(cols, graves, state.revealed, *first, opts.tables.duel,
-                          opts.strict_statue)
-        if won:
-            return Steps((first,))
-        seconds = _step_list(cols, player, opts.attack_frozen)
-        if not seconds:
-            return Steps((first,))
-        return Steps((first, seconds[rng.randrange(len(seconds))]))
+            r, i = divmod(k - len(firsts), len(empty))
+            reincarnation = Reincarnate(ranks[r], empty[i])
+            move: Move = reincarnation
+            after = self._apply_reincarnation(state, reincarnation)
+            own |= _FIELD_BIT[empty[i]]
+        else:
+            first = firsts[k]
+            cols = list(state.columns)
+            graves = (list(state.graves[0]), list(state.graves[1]))
+            duels, strict = opts.tables.duel, opts.strict_statue
+            revealed, event, won = _step(cols, graves, state.revealed, *first, duels, strict)
+            own, enemy = _tops(cols, player, own, enemy, first)
+            steps: tuple[tuple[int, int], ...] = (first,)
+            if not won:
+                seconds = _mask_steps(player, attack_frozen, own, enemy)
+                if seconds:
+                    second = seconds[_below(rng, len(seconds))]
+                    steps = (first, second)
+                    revealed, ev, won = _step(cols, graves, revealed, *second, duels, strict)
+                    event = event or ev
+                    own, enemy = _tops(cols, player, own, enemy, second)
+            made = _STEPS_MADE.get(steps)
+            if made is None:
+                made = _STEPS_MADE[steps] = Steps(steps)
+            move = made
+            after = _end_turn(state, cols, graves, revealed, event, won)
+        _LAST_DRAW[0] = (state, move, after, (enemy, own) if player else (own, enemy))
+        return move
 
     def trace(self, state: TacState, move: Move) -> list[TacState]:
         """The positions after each step of ``move`` (one for a reincarnation or a pass); the

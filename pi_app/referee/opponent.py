@@ -31,8 +31,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from pi_app.bots import LEVELS
+from pi_app.bots import ALL_LEVELS
 from pi_app.bots.base import Budget
+from pi_app.bots.hints import HINT_LEVEL, hint_budget, hint_rng
 from pi_app.bots.levels import make_bot
 from pi_app.bots.play import decide
 from pi_app.bots.views import seat_view
@@ -44,8 +45,7 @@ from pi_app.games.base import Card, Game
 #: the second at p95 (README, Bots), so the cap is a safety net there too, not the budget.
 BUDGET = Budget(playouts=300, seconds=1.0)
 BUDGETS: dict[str, Budget] = {"tactiki": Budget(playouts=15, seconds=1.0)}
-#: The level hints are given at.
-HINT_LEVEL = "search"
+#: Hints: :mod:`pi_app.bots.hints` (the same hint for the same position, at its level).
 #: How often the station looks for a finished answer while a bot thinks (seconds).
 POLL_S = 0.05
 
@@ -77,8 +77,8 @@ def parse_bots(raw: Mapping[Any, Any], players: int | None = None) -> dict[int, 
             raise ValueError(f"bots: seat {key!r} is not a number (seats count from 0)") from None
         if seat < 0 or (players is not None and seat >= players) or seat > 3:
             raise ValueError(f"bots: there is no seat {seat} (seats count from 0)")
-        if level not in LEVELS:
-            raise ValueError(f"bots: no level {level!r} (known: {', '.join(LEVELS)})")
+        if level not in ALL_LEVELS:
+            raise ValueError(f"bots: no level {level!r} (known: {', '.join(ALL_LEVELS)})")
         out[seat] = str(level)
     if players is not None and len(out) >= players:
         raise ValueError("bots: at least one seat must be a person's")
@@ -165,10 +165,14 @@ class Opponent:
             return None
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="tikiboard-bot")
-        level = self.levels.get(seat, HINT_LEVEL) if kind == "station" else HINT_LEVEL
-        rng = random.Random(_seed(self.seed, game.name, ply, kind, seat))
+        if kind == "station":
+            level = self.levels.get(seat, HINT_LEVEL)
+            rng = random.Random(_seed(self.seed, game.name, ply, kind, seat))
+            budget = self.budget_for(game.name)
+        else:  # the same hint for the same position, whenever and wherever it is asked
+            level, rng, budget = HINT_LEVEL, hint_rng(game, state), hint_budget(game.name)
         self._job = (kind, state, self._pool.submit(
-            think, kind, game, state, seat, level, rng, self.budget_for(game.name)))
+            think, kind, game, state, seat, level, rng, budget))
         return None
 
     def pending(self, kind: str, state: Any) -> bool:

@@ -39,6 +39,7 @@ from pi_app.board.follower import (
 from pi_app.board.geometry import Geometry, load_geometry
 from pi_app.board.inference import Verdict
 from pi_app.board.registry import TagRegistry
+from pi_app.bots.hints import HINT_LEVEL, hint_budget, hint_rng
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON, Card, FinalResult
 from pi_app.hw.display import Display
@@ -50,7 +51,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, FeedSnapshot, Phase, StationFeed, StationStatus
-from pi_app.referee.opponent import HINT_LEVEL, POLL_S, Opponent, Shown, parse_bots, think
+from pi_app.referee.opponent import POLL_S, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.postgame import PostGame
 from pi_app.referee.rule_options import (
@@ -987,10 +988,12 @@ class Station:
         game, state = self.session.game, self.session.state
         self.opponent.want("hint", game, state, len(self.session.history))
 
-    async def _hint_action(self) -> JSON:
+    async def _hint_action(self, seat: int | None = None) -> JSON:
         """The page's ``hint``: the best move for the player to move, shown on the board as
-        after the button; refused when hints are off, and in a game with hidden information
-        (the page cannot tell who asks: only the player to move may have a hint)."""
+        after the button; refused when hints are off, in a game with hidden information (the
+        page cannot tell who asks: only the player to move may have a hint), and when the page
+        says whose it is (``seat``) and that player is not to move. The same position gets the
+        same hint (:mod:`pi_app.bots.hints`)."""
         import asyncio
 
         why = self._hint_refusal()
@@ -1002,15 +1005,17 @@ class Station:
             # your hidden ranks or card. The station's OK, pressed at the table, is the hint.
             raise ActionError(Said.gettext(
                 "hints in this game come from the station's OK button, on your own turn"))
-        seat = game.to_move(state)
-        assert seat is not None
+        to_move = game.to_move(state)
+        assert to_move is not None
+        if seat is not None and seat != to_move:
+            raise ActionError(Said.gettext("a hint is only for your own turn"))
         shown = await asyncio.to_thread(
-            think, "hint", game, state, seat, HINT_LEVEL,
-            random.Random(self.rng.random()), self.opponent.budget_for(game.name))
+            think, "hint", game, state, to_move, HINT_LEVEL, hint_rng(game, state),
+            hint_budget(game.name))
         if self.session.state == state and self.referee_lock is None:
             self.opponent.shown = shown
             self.render(self.clock())
-        return {"ok": True, "seat": seat, "move": game.public_text(shown.text),
+        return {"ok": True, "seat": to_move, "move": game.public_text(shown.text),
                 "lift": list(shown.lift),
                 "put": list(shown.put)}
 

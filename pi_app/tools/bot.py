@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from pi_app.bots import LEVELS
+from pi_app.bots import ALL_LEVELS
 from pi_app.bots.selfplay import TABLES, parse_budget, play_pair
 from pi_app.games import get_game
 
@@ -18,8 +18,8 @@ def register(sub: Any) -> None:
     """``tikiboard bot``: bots against each other, games per second and the results."""
     p = sub.add_parser("bot", help="play bots against each other; print games/s and results")
     p.add_argument("--game", choices=sorted({g for g, _ in TABLES}), default="topple")
-    p.add_argument("--level", choices=LEVELS, default="search", help="the bot measured")
-    p.add_argument("--opponent", choices=LEVELS, help="the other seats (default: --level)")
+    p.add_argument("--level", choices=ALL_LEVELS, default="search", help="the bot measured")
+    p.add_argument("--opponent", choices=ALL_LEVELS, help="the other seats (default: --level)")
     p.add_argument("--players", type=int, default=2, help="seats (Topple: 2 to 4)")
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i")
