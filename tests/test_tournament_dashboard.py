@@ -48,7 +48,7 @@ pytestmark = pytest.mark.realtime
 __all__ = ["broker"]
 PASSWORD = "correct horse battery"
 EVIL = "<img src=x onerror=f()>"
-ACTIONS = ["new", "players", "withdraw", "pair", "boards", "confirm", "hints"]
+ACTIONS = ["new", "players", "withdraw", "pair", "boards", "confirm", "unconfirm", "hints"]
 
 
 class Client:
@@ -204,7 +204,7 @@ def test_a_round_through_the_api_with_clear_refusals(app: App, tmp_path: Path) -
     assert referee.post("confirm", {"table": "two"}) == (
         400, {"error": "table is a whole number, not 'two'"})
     status, data = referee.post("confirm", {"table": 2, "scores": [1, 1], "winners": [5]})
-    assert status == 409 and "the winners are seats 0 to 1" in data["error"]
+    assert status == 409 and "the winners are seats 1 to 2" in data["error"]  # people's count
     referee.ok("confirm", {"table": 1})                       # as reported
     referee.ok("confirm", {"table": 2, "scores": [3, 3], "winners": []})  # ruled: a draw
     assert app.t.rounds[0].done and app.result(1).confirmed_by == "alice"
@@ -238,6 +238,44 @@ def test_a_round_through_the_api_with_clear_refusals(app: App, tmp_path: Path) -
         assert again.tournament == app.tdesk.tournament
     finally:
         again.close()
+
+
+def test_contradictions_refused_late_corrections_warned_rulings_taken_back_and_shown(
+        app: App) -> None:
+    """Issue 33: "scores 3 5, winner seat 1" is refused with the rule; correcting round 1 after
+    round 2 was paired names the round 2 tables it touches and waits for a second word; a
+    ruling can be taken back; the page lists every ruling with who made it."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami", "seed": 1})
+    referee.ok("players", {"names": "Ana\nBen\nCai\nDai"})
+    referee.ok("pair", {})
+    status, data = referee.post("confirm", {"table": 1, "scores": [3, 5], "winners": [0]})
+    assert status == 409 and "make seat 2 the winner, not seat 1" in data["error"]
+    assert "most fruit wins" in data["error"] and app.t.rounds[0].table(1).result is None
+    for table in (1, 2):
+        referee.ok("confirm", {"table": table, "scores": [5, 3], "winners": [0]})
+    referee.ok("pair", {})
+    before = app.t
+    status, data = referee.post("confirm", {"table": 1, "round": 1, "scores": [3, 5],
+                                            "winners": [1]})
+    assert status == 409 and data["late"] == [[2, 1], [2, 2]] and app.t == before
+    assert "round 2 table 1, round 2 table 2" in data["error"]
+    referee.ok("confirm", {"table": 1, "round": 1, "scores": [3, 5], "winners": [1],
+                           "late": True})
+    assert app.result(1).winners == (1,) and app.t.rounds[1] == before.rounds[1]
+    assert referee.post("unconfirm", {"table": 2, "round": 1})[1]["late"]
+    referee.ok("unconfirm", {"table": 2, "round": 1, "late": True})
+    assert app.t.rounds[0].table(2).result is None               # entered by hand: gone
+    status, data = referee.post("unconfirm", {"table": 2, "round": 1})
+    assert status == 409 and "no confirmed result to take back" in data["error"]
+    page = referee.get("/tournament").text
+    trail = re.findall(r'<tr data-action="(\w+)"><td>[\d:]+</td><td>(\d)</td><td>(\d)</td>'
+                       r"<td>alice</td><td>([^<]+)</td><td>([^<]+)</td>", page)
+    assert trail == [("unconfirm", "1", "2", "taken back", "5 : 3"),
+                     ("confirm", "1", "1", "confirmed (corrected)", "3 : 5"),
+                     ("confirm", "1", "2", "confirmed (corrected)", "5 : 3"),
+                     ("confirm", "1", "1", "confirmed (corrected)", "5 : 3")]
+    assert 'id="unconfirm-1-1"' in page and 'id="unconfirm-1-2"' not in page
 
 
 def test_a_late_or_wrong_result_becomes_a_notice_not_a_crash(app: App) -> None:

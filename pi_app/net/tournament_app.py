@@ -16,9 +16,17 @@ event's current value on the dashboard's event loop, saves it after every step
 ``POST /api/tournament/withdraw``   ``{"player", "withdrawn"?}`` (a player id, ``p3``)
 ``POST /api/tournament/pair``       pair (or seat, for Topple) the next round
 ``POST /api/tournament/boards``     ``{"tables": {"1": "table-1", ...}, "round"?}``
-``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?}``: confirm the
-                                    reported result, or rule one (seats 0-based, seat order)
+``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?, "late"?}``:
+                                    confirm the reported result, or rule one (seats 0-based,
+                                    seat order)
+``POST /api/tournament/unconfirm``  ``{"table", "round"?, "late"?}``: take a confirmation back
 ==================================  ============================================================
+
+Scores and winners that contradict each other under the game's rules are refused (409, the
+reason). A ruling on a round that later rounds were paired after answers 409 with ``"late"``:
+the later ``[round, table]`` pairs it touches; the page shows the warning and asks, and sends
+it again with ``"late": true``. Every confirmation and every one taken back is in the store's
+audit trail, shown on the page under "Rulings".
 
 Every POST needs the referee login and the page's CSRF token, exactly as the dashboard's own
 (:class:`Access` is the dashboard's helpers, handed over when the routes are made). A step the
@@ -58,6 +66,7 @@ from pi_app.net.desk import Desk
 from pi_app.net.schema import LocksPayload
 from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html, page_words
 from pi_app.tournament import director, export
+from pi_app.tournament.director import LateCorrection
 from pi_app.tournament.model import Tournament, TournamentError
 from pi_app.tournament.standings import standings
 from pi_app.tournament.store import TournamentStore
@@ -124,15 +133,17 @@ class TournamentDesk:
     def close(self) -> None:
         self.store.close()
 
-    def apply(self, step: Callable[[Tournament], Tournament]) -> Tournament:
-        """Run one director step on the current tournament and save the result."""
+    def apply(self, step: Callable[[Tournament], Tournament], actor: str | None = None
+              ) -> Tournament:
+        """Run one director step on the current tournament and save the result (``actor``:
+        the referee who took the step, for the audit trail)."""
         if self.tournament is None:
             raise TournamentError("no tournament yet: start one first")
-        return self._keep(step(self.tournament))
+        return self._keep(step(self.tournament), actor)
 
-    def _keep(self, tournament: Tournament) -> Tournament:
+    def _keep(self, tournament: Tournament, actor: str | None = None) -> Tournament:
         try:
-            self.store.save(tournament)
+            self.store.save(tournament, actor=actor)
         except (OSError, sqlite3.Error) as exc:
             raise TournamentError(f"the tournament could not be saved ({exc}); nothing "
                                   "changed: try again") from exc
@@ -202,10 +213,14 @@ class TournamentDesk:
         if now is not None and now.confirmed and (now.scores, now.winners) == (
                 tuple(scores), tuple(sorted(winners))):
             return
+        referee = str(ruling.get("referee") or "?")
         try:
             self.apply(lambda t: director.confirm_result(
-                t, pairing.table, str(ruling.get("referee") or "?"), scores=scores,
-                winners=winners, round_number=rnd.number))
+                t, pairing.table, referee, scores=scores, winners=winners,
+                round_number=rnd.number), referee)
+        except LateCorrection as exc:
+            self.notice(f"board {board}, game {game_id}: its ruling was not taken: {exc} "
+                        "(rule the table on this page)")
         except TournamentError as exc:
             self.notice(f"board {board}, game {game_id}: its ruling was not taken: {exc}")
 
@@ -243,10 +258,12 @@ class TournamentDesk:
                 for ref in export.game_refs(tournament)]
 
     def confirm(self, referee: str, table: int, round_number: int | None,
-                scores: list[int] | None, winners: list[int] | None) -> Tournament:
+                scores: list[int] | None, winners: list[int] | None,
+                late_ok: bool = False) -> Tournament:
         """Confirm or rule a table; the station's game gets the same ruling in the ledger."""
         tournament = self.apply(lambda t: director.confirm_result(
-            t, table, referee, scores=scores, winners=winners, round_number=round_number))
+            t, table, referee, scores=scores, winners=winners, round_number=round_number,
+            late_ok=late_ok), referee)
         rnd = tournament.rounds[-1] if round_number is None else next(
             r for r in tournament.rounds if r.number == round_number)
         result = rnd.table(table).result
@@ -323,7 +340,8 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
     def body_html(request: Request) -> str:
         return live_html(tdesk.tournament, boards=sorted(desk.boards), locks=tdesk.locks,
                          notices=list(tdesk.notices), referee=access.referee(request) is not None,
-                         event=desk.event, lang=reader(request))
+                         event=desk.event, lang=reader(request),
+                         history=tdesk.store.confirmations())
 
     async def page(request: Request) -> Response:
         user = access.referee(request)
@@ -385,6 +403,9 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                     await done
             except BadRequest as exc:
                 return refuse(400, str(exc))
+            except LateCorrection as exc:
+                return JSONResponse({"error": str(exc), "late": [list(t) for t in exc.touched]},
+                                    status_code=409)
             except TournamentError as exc:
                 return refuse(409, str(exc))
             return JSONResponse({"ok": True, "version": tdesk.version})
@@ -443,9 +464,21 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                                   "connected?")
         tdesk.on_locks(locks)
 
+    def late(body: Mapping[str, Any]) -> bool:
+        value = body.get("late", False)
+        if not isinstance(value, bool):
+            raise BadRequest("late is true or false")
+        return value
+
     def confirm(user: str, body: Mapping[str, Any]) -> None:
         tdesk.confirm(user, _int(body.get("table"), "table"), _round_of(body),
-                      _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"))
+                      _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"),
+                      late(body))
+
+    def unconfirm(user: str, body: Mapping[str, Any]) -> None:
+        table, number, late_ok = _int(body.get("table"), "table"), _round_of(body), late(body)
+        tdesk.apply(lambda t: director.unconfirm_result(t, table, round_number=number,
+                                                        late_ok=late_ok), user)
 
     async def script(_request: Request) -> Response:
         return Response(TOURNAMENT_JS, media_type="text/javascript",
@@ -464,6 +497,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament/pair", action(pair), methods=post),
         Route("/api/tournament/boards", action(boards), methods=post),
         Route("/api/tournament/confirm", action(confirm), methods=post),
+        Route("/api/tournament/unconfirm", action(unconfirm), methods=post),
         Route("/api/tournament/hints", action(hints), methods=post),
         Route("/static/tournament.js", script),
     ]

@@ -11,6 +11,7 @@ with the page's CSRF token; people number players and seats from 1, the API coun
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from html import escape
 
@@ -20,6 +21,7 @@ from pi_app.net.schema import LocksPayload
 from pi_app.tournament.export import number_text, result_text
 from pi_app.tournament.model import Game, Pairing, Round, Tournament
 from pi_app.tournament.standings import TIEBREAKS_TOPPLE, TIEBREAKS_TWO_PLAYER, standings
+from pi_app.tournament.store import Confirmation
 
 TIEBREAK_HEADINGS = {"buchholz_cut1": N_("Bh-1"), "buchholz": N_("Bh"),
                      "sonneborn_berger": N_("SB"), "wins": N_("Wins")}
@@ -39,7 +41,7 @@ TOURNAMENT_HTML = """<!doctype html>
 <meta name="csrf" content="{{csrf}}">
 <title>{{w_tournament}} · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
 <body data-referee="{{referee}}" data-done="{{w_done}}" data-refused="{{w_refused}}"
- data-away="{{w_away}}">
+ data-away="{{w_away}}" data-late="{{w_late}}">
 <header><a href="/">{{event}}</a><h1>{{w_tournament}}</h1>
 <nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>{{{account}}}</header>
 <p id="result" role="status"></p>
@@ -52,7 +54,8 @@ def page_words(_: Say) -> dict[str, str]:
     """The words of the page's frame and script (the live part says its own)."""
     return {"tournament": _("Tournament"), "language": _("Language"), "done": _("Done."),
             "refused": _("Refused ({status})"),
-            "away": _("The dashboard did not answer; try again.")}
+            "away": _("The dashboard did not answer; try again."),
+            "late": _("Go ahead anyway?")}
 
 
 def _e(value: object) -> str:
@@ -152,6 +155,10 @@ def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
         confirm = _e(_("Confirm"))
         out += _form("confirm", hidden + f'<button type="submit" id="confirm-{key}">'
                      f'{confirm}</button>', f"confirm-form-{key}")
+    if result is not None and result.confirmed:
+        back = _e(_("Take back"))
+        out += _form("unconfirm", hidden + f'<button type="submit" id="unconfirm-{key}">'
+                     f'{back}</button>', f"unconfirm-form-{key}")
     seats = len(pairing.seats)
     scores = " ".join(str(s) for s in result.scores) if result else ""
     winners = " ".join(str(w + 1) for w in result.winners) if result else ""
@@ -250,10 +257,44 @@ def _hints(locks: LocksPayload, referee: bool, _: Say) -> str:
     return f'<section id="hints"><p id="hints-state">{_e(said)}</p>{button}</section>'
 
 
+HISTORY_SHOWN = 100
+"""How many rulings the page lists, newest first (the store keeps every one)."""
+
+
+def _history(history: Sequence[Confirmation], _: Say) -> str:
+    """The audit trail: every confirmation and every one taken back, newest first, so a
+    disputed result can be traced to who ruled what and when."""
+    if not history:
+        return ""
+    rows = []
+    for c in list(reversed(history))[:HISTORY_SHOWN]:
+        when = time.strftime("%H:%M:%S", time.localtime(c.t))
+        if c.action == "unconfirm":
+            what = _("taken back")
+        elif c.corrected:
+            what = _("confirmed (corrected)")
+        else:
+            what = _("confirmed")
+        winners = " ".join(str(w + 1) for w in c.winners) or _("draw")
+        scores = " : ".join(str(s) for s in c.scores)
+        rows.append(f'<tr data-action="{_e(c.action)}"><td>{_e(when)}</td><td>{c.round}</td>'
+                    f"<td>{c.table}</td><td>{_e(c.referee)}</td><td>{_e(what)}</td>"
+                    f"<td>{_e(scores)}</td><td>{_e(winners)}</td></tr>")
+    heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
+        N_("Time"), N_("Round"), N_("Table"), N_("Referee"), N_("Ruling"), N_("Scores"),
+        N_("Winning seats")))
+    heading = _e(_("Rulings"))
+    return (f'<section id="history-section"><h2>{heading}</h2><div class="scroll">'
+            f'<table id="history"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table></div></section>")
+
+
 def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[str],
               referee: bool, event: str, lang: str = "en",
-              locks: LocksPayload | None = None) -> str:
-    """The page's changing part: everything below the header, in ``lang``."""
+              locks: LocksPayload | None = None,
+              history: Sequence[Confirmation] = ()) -> str:
+    """The page's changing part: everything below the header, in ``lang``; ``history`` is the
+    store's audit trail (oldest first)."""
     _ = translator(lang).gettext
     hints = _hints(locks or LocksPayload(), referee, _)
     if t is None:
@@ -283,7 +324,8 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
              f"<p>{_e(game_title(get_game(t.game.value).title, _))} \u00b7 {_e(players)} \u00b7 "
              f"{round_word}</p>{pair}{records}</section>")
-    return (title + hints + notes + _standings(t, _) + rounds + _players(t, referee, _))
+    return (title + hints + notes + _standings(t, _) + rounds + _history(history, _)
+            + _players(t, referee, _))
 
 
 TOURNAMENT_JS = r"""
@@ -336,6 +378,12 @@ async function refresh(force) {
     typedAt = 0;
   } catch (e) { /* the dashboard is away: the next poll tries again */ }
 }
+function send(action, body) {
+  return fetch("/api/tournament/" + action, {
+    method: "POST", credentials: "same-origin",
+    headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+    body: JSON.stringify(body)});
+}
 live.addEventListener("input", () => { typedAt = Date.now(); });
 live.addEventListener("change", () => { typedAt = Date.now(); });
 live.addEventListener("submit", async (event) => {
@@ -348,11 +396,16 @@ live.addEventListener("submit", async (event) => {
   let data = {};
   let response;
   try {
-    response = await fetch("/api/tournament/" + form.dataset.action, {
-      method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
-      body: JSON.stringify(body)});
+    response = await send(form.dataset.action, body);
     try { data = await response.json(); } catch (e) { data = {}; }
+    // A ruling on a round that later rounds were paired after: say which tables it touches,
+    // and send it again only if the referee says so.
+    if (response.status === 409 && data.late
+        && window.confirm(data.error + "\n\n" + (words.late || "Go ahead anyway?"))) {
+      body.late = true;
+      response = await send(form.dataset.action, body);
+      try { data = await response.json(); } catch (e) { data = {}; }
+    }
   } catch (e) {
     say(words.away || "The dashboard did not answer; try again.");
     return;

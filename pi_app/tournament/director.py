@@ -102,11 +102,11 @@ def pair_next_round(tournament: Tournament) -> Tournament:
     Refused while a table of the current round has no confirmed result, and when fewer than
     two players are active.
     """
-    current = tournament.current
-    if current is not None and not current.done:
-        waiting = ", ".join(str(p.table) for p in current.pairings if not p.done)
-        raise TournamentError(f"round {current.number} is not finished: table(s) {waiting} "
-                              "have no confirmed result")
+    for rnd in tournament.rounds:  # an earlier round too, once a result was taken back
+        if not rnd.done:
+            waiting = ", ".join(str(p.table) for p in rnd.pairings if not p.done)
+            raise TournamentError(f"round {rnd.number} is not finished: table(s) {waiting} "
+                                  "have no confirmed result")
     if len(tournament.active()) < 2:
         raise TournamentError("at least two active players are needed to pair a round")
     pairings = pair_swiss(tournament) if tournament.game.two_player else seat_topple(tournament)
@@ -171,8 +171,59 @@ def assign_boards(tournament: Tournament, boards: Mapping[int, str] | Sequence[s
     return tournament
 
 
-def _checked(pairing: Pairing, scores: Sequence[int], winners: Sequence[int]) -> tuple[
-        tuple[int, ...], tuple[int, ...]]:
+def _seat_list(seats: Sequence[int]) -> str:
+    """Seats as people count them (from 1): ``seat 2`` or ``seats 1 and 2``; ``nobody``."""
+    if not seats:
+        return "nobody"
+    people = [str(s + 1) for s in seats]
+    if len(people) == 1:
+        return f"seat {people[0]}"
+    return f"seats {', '.join(people[:-1])} and {people[-1]}"
+
+
+def rule_breach(game: Game, scores: Sequence[int], winners: Sequence[int]) -> str | None:
+    """Why these scores and winners cannot both be true in ``game``, or None when they can.
+
+    The rules the games' own code decides with (pi_app/games): Manami's most fruit wins and a
+    tie is a draw (the record names both players or nobody); TacTiki scores 1 for the winner
+    and 0 for the loser, 0 : 0 for a draw; Topple's highest total wins, and a tie on the total
+    is decided by a tie-break round or shared, so the winners are one or more of the leaders.
+    A hand entry such as "scores 3 5, winner seat 1" contradicts itself: refusing it keeps a
+    typing slip out of the standings.
+    """
+    if any(s < 0 for s in scores):
+        return "a score is never below 0"
+    best = max(scores)
+    leaders = tuple(i for i, s in enumerate(scores) if s == best)
+    shown = " : ".join(str(s) for s in scores)
+    said = _seat_list(winners)
+    if game is Game.TACTIKI:
+        if any(s not in (0, 1) for s in scores) or sum(scores) > 1:
+            return (f"TacTiki scores 1 for the winner and 0 for the loser (0 : 0 for a draw), "
+                    f"not {shown}")
+        expected: tuple[tuple[int, ...], ...] = (leaders,) if best == 1 else ((), (0, 1))
+        rule = "the seat that scored 1 wins; 0 : 0 is a draw"
+    elif game is Game.MANAMI:
+        expected = (leaders,) if len(leaders) == 1 else ((), leaders)
+        rule = "most fruit wins; a tie is a draw"
+    else:
+        if len(leaders) == 1:
+            expected = (leaders,)
+        elif winners and set(winners) <= set(leaders):
+            return None
+        else:
+            return (f"the scores {shown} make one or more of {_seat_list(leaders)} the "
+                    f"winners, not {said} (topple: the highest total wins; a tie is decided "
+                    "by a tie-break round or shared)")
+        rule = "the highest total wins"
+    if tuple(winners) in expected:
+        return None
+    right = " or ".join(_seat_list(e) for e in expected)
+    return f"the scores {shown} make {right} the winner, not {said} ({game.value}: {rule})"
+
+
+def _checked(game: Game, pairing: Pairing, scores: Sequence[int],
+             winners: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     seats = len(pairing.seats)
     if len(scores) != seats or not all(isinstance(s, int) and not isinstance(s, bool)
                                        for s in scores):
@@ -180,9 +231,43 @@ def _checked(pairing: Pairing, scores: Sequence[int], winners: Sequence[int]) ->
                               f"scores, not {list(scores)!r}")
     if not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < seats
                for w in winners) or len(set(winners)) != len(winners):
-        raise TournamentError(f"the winners are seats 0 to {seats - 1}, each once, not "
-                              f"{list(winners)!r}")
-    return tuple(scores), tuple(sorted(winners))
+        raise TournamentError(f"the winners are seats 1 to {seats}, each once, not "
+                              f"{[w + 1 if isinstance(w, int) else w for w in winners]!r}")
+    ordered = tuple(sorted(winners))
+    breach = rule_breach(game, scores, ordered)
+    if breach is not None:
+        raise TournamentError(f"table {pairing.table}: {breach}")
+    return tuple(scores), ordered
+
+
+class LateCorrection(TournamentError):
+    """A ruling on a round that later rounds were already paired after: refused until the
+    referee says again that it is meant (``late_ok``). ``touched`` are the later tables, as
+    ``(round, table)``, where the ruled table's players sit: their pairing was made on the
+    points this ruling changes, and it stays as it is (a paired round is never re-paired)."""
+
+    def __init__(self, message: str, touched: tuple[tuple[int, int], ...]) -> None:
+        super().__init__(message)
+        self.touched = touched
+
+
+def later_tables(tournament: Tournament, round_number: int, table: int) -> tuple[
+        tuple[int, int], ...]:
+    """The tables of the rounds after ``round_number`` that seat a player of its ``table``."""
+    seated = set(_round(tournament, round_number).table(table).seats)
+    return tuple((rnd.number, p.table) for rnd in tournament.rounds
+                 if rnd.number > round_number for p in rnd.pairings if seated & set(p.seats))
+
+
+def _warn_late(tournament: Tournament, rnd: Round, table: int, what: str) -> None:
+    touched = later_tables(tournament, rnd.number, table)
+    if not touched:
+        return
+    where = ", ".join(f"round {r} table {t}" for r, t in touched)
+    raise LateCorrection(
+        f"{what} table {table} of round {rnd.number} changes the points that later pairings "
+        f"were made on ({where}); those pairings stay as they are. Send it again to go ahead.",
+        touched)
 
 
 def report_result(tournament: Tournament, board: str, game_id: int, scores: Sequence[int],
@@ -202,19 +287,22 @@ def report_result(tournament: Tournament, board: str, game_id: int, scores: Sequ
         raise TournamentError(f"table {pairing.table} already has a confirmed result "
                               f"(by {pairing.result.confirmed_by}); board {board} reported game "
                               f"{game_id} after it")
-    checked_scores, checked_winners = _checked(pairing, scores, winners)
+    checked_scores, checked_winners = _checked(tournament.game, pairing, scores, winners)
     result = Result(checked_scores, checked_winners, board=board, game_id=game_id)
     return _replace_pairing(tournament, rnd.number, replace(pairing, result=result))
 
 
 def confirm_result(tournament: Tournament, table: int, referee: str, *,
                    scores: Sequence[int] | None = None, winners: Sequence[int] | None = None,
-                   round_number: int | None = None) -> Tournament:
+                   round_number: int | None = None, late_ok: bool = False) -> Tournament:
     """The referee confirms a table's reported result as it is, or rules one (``scores`` and
     ``winners`` in seat order): a correction, or a result where no station reported.
 
-    A confirmed result of an earlier round can be corrected too; the standings follow (a round
-    already paired is not re-paired).
+    Scores and winners that contradict each other under the game's rules are refused
+    (:func:`rule_breach`). A result of an earlier round can be confirmed or corrected too; the
+    standings follow, but a round already paired is not re-paired, so a ruling that changes
+    what later pairings counted raises :class:`LateCorrection` naming those tables unless
+    ``late_ok`` (the referee saw the warning and sent it again).
     """
     referee = _clean_name(referee, "referee name", NAME_MAX)
     rnd = _round(tournament, round_number)
@@ -228,10 +316,35 @@ def confirm_result(tournament: Tournament, table: int, referee: str, *,
     if reported is None:
         reported = Result((), (), board=pairing.board)
     new_scores, new_winners = _checked(
-        pairing, reported.scores if scores is None else scores,
+        tournament.game, pairing, reported.scores if scores is None else scores,
         reported.winners if winners is None else winners)
     corrected = (reported.corrected or reported.game_id is None
                  or (new_scores, new_winners) != (reported.scores, reported.winners))
+    counted = pairing.result if pairing.result is not None and pairing.result.confirmed else None
+    if not late_ok and (counted is None or (counted.scores, counted.winners) != (
+            new_scores, new_winners)):
+        _warn_late(tournament, rnd, table, "confirming" if counted is None else "correcting")
     result = replace(reported, scores=new_scores, winners=new_winners, confirmed_by=referee,
                      corrected=corrected)
     return _replace_pairing(tournament, rnd.number, replace(pairing, result=result))
+
+
+def unconfirm_result(tournament: Tournament, table: int, *, round_number: int | None = None,
+                     late_ok: bool = False) -> Tournament:
+    """Take a confirmed result back out of the standings: a ruling made by mistake.
+
+    A station's result goes back to waiting for a referee, as reported; a result entered by
+    hand is removed (nothing was reported to wait with). The store logs who did it
+    (:meth:`~pi_app.tournament.store.TournamentStore.save`). Like a correction, it warns
+    (:class:`LateCorrection`) when later rounds were paired on it, unless ``late_ok``.
+    """
+    rnd = _round(tournament, round_number)
+    pairing = rnd.table(table)
+    result = pairing.result
+    if pairing.bye or result is None or not result.confirmed:
+        raise TournamentError(f"table {table} of round {rnd.number} has no confirmed result to "
+                              "take back")
+    if not late_ok:
+        _warn_late(tournament, rnd, table, "taking back")
+    back = None if result.game_id is None else replace(result, confirmed_by=None)
+    return _replace_pairing(tournament, rnd.number, replace(pairing, result=back))

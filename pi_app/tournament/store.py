@@ -1,20 +1,23 @@
 """The tournament in one SQLite file on the referee's machine: saved whole, loaded whole.
 
-Tables (schema version 1 in ``PRAGMA user_version``)::
+Tables (schema version 2 in ``PRAGMA user_version``; a version 1 file gains ``action``)::
 
     event(id = 1, name, game, seed)                           the one tournament of this file
     players(id, position, name, rating, withdrawn)            entry order = position
     rounds(number)
     pairings(round, table_no, seats, board)                   seats: JSON list of ids, move order
     results(round, table_no, scores, winners, board, game_id, confirmed_by, corrected)
-    confirmations(id, round, table_no, referee, scores, winners, corrected, t)   every ruling
+    confirmations(id, round, table_no, referee, scores, winners, corrected, t, action)
+                                                               every ruling: the audit trail
 
 :meth:`TournamentStore.save` replaces the tournament in one transaction, so a crash leaves the
 previous or the new state, never a mix; each confirmation that is new or changed since the last
-save is also appended to ``confirmations``, which is never rewritten: who confirmed what, and
-when, survives later corrections. WAL with ``synchronous=FULL`` (a confirmed result is on disk
-when ``save`` returns). The file is created readable by its owner only (0600): it holds the
-players' names and the referees' rulings.
+save is also appended to ``confirmations`` (``action`` "confirm"), and so is each confirmed
+result that is no longer confirmed (``action`` "unconfirm", by the referee ``save`` is given as
+``actor``, with what was taken back). That table is never rewritten: who ruled what, and when,
+survives later corrections, and the dashboard shows it. WAL with ``synchronous=FULL`` (a
+confirmed result is on disk when ``save`` returns). The file is created readable by its owner
+only (0600): it holds the players' names and the referees' rulings.
 
 A file that cannot be read as a tournament (damaged, edited by hand, from a newer version)
 raises :class:`StoreError` with what is wrong; the file is left as it is.
@@ -39,7 +42,7 @@ from pi_app.tournament.model import (
     TournamentError,
 )
 
-VERSION = 1
+VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS event (
@@ -59,7 +62,7 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE TABLE IF NOT EXISTS confirmations (
     id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, table_no INTEGER NOT NULL,
     referee TEXT NOT NULL, scores TEXT NOT NULL, winners TEXT NOT NULL,
-    corrected INTEGER NOT NULL, t REAL NOT NULL);
+    corrected INTEGER NOT NULL, t REAL NOT NULL, action TEXT NOT NULL DEFAULT 'confirm');
 """
 
 
@@ -78,6 +81,8 @@ class Confirmation:
     winners: tuple[int, ...]
     corrected: bool
     t: float
+    action: str = "confirm"
+    """"confirm" (a result counted, first or corrected) or "unconfirm" (taken back)."""
 
 
 def _private(path: Path) -> None:
@@ -117,6 +122,10 @@ class TournamentStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(confirmations)")}
+            if "action" not in columns:  # a version 1 file: its rulings were confirmations
+                self.db.execute("ALTER TABLE confirmations ADD COLUMN action TEXT NOT NULL "
+                                "DEFAULT 'confirm'")
             self.db.execute(f"PRAGMA user_version={VERSION}")
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -134,8 +143,9 @@ class TournamentStore:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def save(self, tournament: Tournament) -> None:
-        """Replace the stored tournament with ``tournament``, and log new confirmations."""
+    def save(self, tournament: Tournament, *, actor: str | None = None) -> None:
+        """Replace the stored tournament with ``tournament``, and log new confirmations and
+        the ones taken back (by ``actor``, the referee who made this step)."""
         now = time.time()
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -155,6 +165,14 @@ class TournamentStore:
                 db.execute("INSERT INTO rounds (number) VALUES (?)", (rnd.number,))
                 for pairing in rnd.pairings:
                     self._save_pairing(rnd.number, pairing, before, now)
+            still = {(r, t) for r, t in db.execute(
+                "SELECT round, table_no FROM results WHERE confirmed_by IS NOT NULL")}
+            for (number, table), (scores, winners, _by) in sorted(before.items()):
+                if (number, table) not in still:
+                    db.execute(
+                        "INSERT INTO confirmations (round, table_no, referee, scores, winners, "
+                        "corrected, t, action) VALUES (?, ?, ?, ?, ?, 0, ?, 'unconfirm')",
+                        (number, table, actor or "?", scores, winners, now))
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -223,7 +241,7 @@ class TournamentStore:
 
     def confirmations(self) -> list[Confirmation]:
         """Every ruling ever saved, oldest first."""
-        return [Confirmation(r, t, referee, _ints(s), _ints(w), bool(c), when)
-                for r, t, referee, s, w, c, when in self.db.execute(
-                    "SELECT round, table_no, referee, scores, winners, corrected, t "
+        return [Confirmation(r, t, referee, _ints(s), _ints(w), bool(c), when, str(action))
+                for r, t, referee, s, w, c, when, action in self.db.execute(
+                    "SELECT round, table_no, referee, scores, winners, corrected, t, action "
                     "FROM confirmations ORDER BY id")]
