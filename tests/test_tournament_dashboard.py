@@ -278,6 +278,25 @@ def test_contradictions_refused_late_corrections_warned_rulings_taken_back_and_s
     assert 'id="unconfirm-1-1"' in page and 'id="unconfirm-1-2"' not in page
 
 
+def test_a_tables_status_comes_from_its_station(app: App) -> None:
+    """Issue 33: an offline station's table said "playing"."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami", "seed": 1})
+    referee.ok("players", {"names": "Ana\nBen\nCai\nDai\nEve\nFay"})
+    referee.ok("pair", {})
+    referee.ok("boards", {"tables": {"1": "b1", "2": "b2", "3": "b3"}})
+    app.hand_in("b1", "status", {"online": True, "board": "b1"})
+    app.hand_in("b2", "status", {"online": False, "board": "b2"})   # its last will
+
+    def statuses() -> list[str]:
+        page = referee.get("/tournament").text
+        return [re.search(f'id="table-1-{n}" data-status="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+                for n in (1, 2, 3)]
+    assert statuses() == ["playing", "offline", "never connected"]
+    app.hand_in("b2", "status", {"online": True, "board": "b2"})
+    assert statuses()[1] == "playing"
+
+
 def test_a_late_or_wrong_result_becomes_a_notice_not_a_crash(app: App) -> None:
     referee = login(app.server.port)
     referee.ok("new", {"game": "manami"})
@@ -470,13 +489,19 @@ def test_a_16_player_tournament_on_8_stations_from_the_referees_page(
                     expected = director.report_result(expected, board, game_id, scores, winners)
                     if number == 2 and table == 1:            # the referee corrects one
                         form = driver.find_element(By.ID, f"correct-form-{number}-{table}")
-                        winners = [1 - winners[0]] if len(winners) == 1 else [0]
-                        field = form.find_element(By.NAME, "winners")
-                        field.clear()                         # it shows the reported winners
-                        field.send_keys(str(winners[0] + 1))
+                        # the other seat won: scores and winner change together (issue 33)
+                        if len(winners) == 1:
+                            scores, winners = scores[::-1], [1 - winners[0]]
+                        else:
+                            scores, winners = [scores[0] + 1, scores[1]], [0]
+                        for name, value in (("scores", " ".join(map(str, scores))),
+                                            ("winners", str(winners[0] + 1))):
+                            field = form.find_element(By.NAME, name)
+                            field.clear()                     # it shows the reported result
+                            field.send_keys(value)
                         _click(driver, f"correct-{number}-{table}")
                         expected = director.confirm_result(expected, table, "alice",
-                                                           winners=winners)
+                                                           scores=scores, winners=winners)
                     else:
                         _click(driver, f"confirm-{number}-{table}")
                         expected = director.confirm_result(expected, table, "alice")

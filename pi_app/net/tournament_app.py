@@ -341,7 +341,8 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         return live_html(tdesk.tournament, boards=sorted(desk.boards), locks=tdesk.locks,
                          notices=list(tdesk.notices), referee=access.referee(request) is not None,
                          event=desk.event, lang=reader(request),
-                         history=tdesk.store.confirmations())
+                         history=tdesk.store.confirmations(),
+                         stations={b: v.status(False).value for b, v in desk.boards.items()})
 
     async def page(request: Request) -> Response:
         user = access.referee(request)

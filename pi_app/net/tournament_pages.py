@@ -12,7 +12,7 @@ with the page's CSRF token; people number players and seats from 1, the API coun
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 from pi_app.games import get_game
@@ -111,14 +111,24 @@ def _seats(t: Tournament, pairing: Pairing) -> str:
     return " \u2013 ".join(f"{_e(t.player(pid).name)} ({t.number(pid)})" for pid in pairing.seats)
 
 
-def _status(pairing: Pairing, _: Say = _same) -> str:
+STATION_TROUBLE = {"offline": N_("offline"), "never": N_("never connected"),
+                   "fault": N_("fault")}
+"""A board's status (:class:`~pi_app.net.desk.BoardStatus` values) that says its table is not
+being played, whatever the pairing says: shown instead of "playing"."""
+
+
+def _status(pairing: Pairing, _: Say = _same, stations: Mapping[str, str] | None = None) -> str:
     """A table's state; in English (``_`` the identity) it is also the row's ``data-status``
-    that scripts and tests read, whatever the page's language."""
+    that scripts and tests read, whatever the page's language. ``stations`` are the boards'
+    statuses as the desk sees them: a table whose station went offline says so."""
     if pairing.bye:
         return _("bye")
     result = pairing.result
     if result is None:
-        return _("playing") if pairing.board else _("no board")
+        if not pairing.board:
+            return _("no board")
+        trouble = STATION_TROUBLE.get((stations or {}).get(pairing.board, ""))
+        return _(trouble) if trouble else _("playing")
     if not result.confirmed:
         return _("to confirm")
     if result.game_id is None:
@@ -198,12 +208,15 @@ def _assign(rnd: Round, boards: Sequence[str], _: Say) -> str:
 
 
 def _round(t: Tournament, rnd: Round, boards: Sequence[str], referee: bool,
-           current: bool, _: Say) -> str:
+           current: bool, _: Say, stations: Mapping[str, str] | None = None) -> str:
     rows = []
     for p in rnd.pairings:
-        rows.append(f'<tr id="table-{rnd.number}-{p.table}" data-status="{_e(_status(p))}">'
+        # only the current round's tables are being played: an old round's board has moved on
+        live = stations if current else None
+        rows.append(f'<tr id="table-{rnd.number}-{p.table}" '
+                    f'data-status="{_e(_status(p, stations=live))}">'
                     f"<td>{p.table}</td><td>{_seats(t, p)}</td><td>{_e(p.board or '')}</td>"
-                    f"<td>{_result_cell(t, p, _)}</td><td>{_e(_status(p, _))}</td>"
+                    f"<td>{_result_cell(t, p, _)}</td><td>{_e(_status(p, _, live))}</td>"
                     f'{"<td>" + _actions(rnd, p, _) + "</td>" if referee else ""}</tr>')
     assign = _assign(rnd, boards, _) if referee and current and not rnd.done else ""
     heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
@@ -292,9 +305,10 @@ def _history(history: Sequence[Confirmation], _: Say) -> str:
 def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[str],
               referee: bool, event: str, lang: str = "en",
               locks: LocksPayload | None = None,
-              history: Sequence[Confirmation] = ()) -> str:
+              history: Sequence[Confirmation] = (),
+              stations: Mapping[str, str] | None = None) -> str:
     """The page's changing part: everything below the header, in ``lang``; ``history`` is the
-    store's audit trail (oldest first)."""
+    store's audit trail (oldest first); ``stations`` each board's status from the desk."""
     _ = translator(lang).gettext
     hints = _hints(locks or LocksPayload(), referee, _)
     if t is None:
@@ -307,7 +321,7 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
         label = _("Pair round {number}").format(number=len(t.rounds) + 1)
         pair = _form("pair", f'<button type="submit" id="pair">{_e(label)}</button>',
                      "pair-form")
-    rounds = "".join(_round(t, rnd, boards, referee, rnd is current, _)
+    rounds = "".join(_round(t, rnd, boards, referee, rnd is current, _, stations)
                      for rnd in reversed(t.rounds))
     notes = ""
     if notices and referee:
