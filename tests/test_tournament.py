@@ -795,3 +795,81 @@ def test_the_store_logs_who_took_a_ruling_back_and_reads_a_version_1_file(
     with TournamentStore(old) as store:
         assert [(c.referee, c.action) for c in store.confirmations()] == [("Old", "confirm")]
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+# -- a beginning and an end: planned rounds, forfeits, half-point byes (issue 33) ---------------
+def _confirm_all(t: Tournament) -> Tournament:
+    assert t.current is not None
+    for p in t.current.pairings:
+        if not p.bye and p.result is None:
+            t = director.confirm_result(t, p.table, "A", scores=[5, 2], winners=[0])
+    return t
+
+
+def test_no_round_is_paired_past_the_last_and_the_standings_become_final() -> None:
+    with pytest.raises(TournamentError, match="1 to 60 rounds"):
+        director.new_tournament("Cup", "manami", rounds=0)
+    t = director.add_players(director.new_tournament("Cup", "manami", rounds=2),
+                             ["A", "B", "C", "D"])
+    assert t.planned == 2 and not t.finished
+    t = _confirm_all(director.pair_next_round(t))
+    t = _confirm_all(director.pair_next_round(t))
+    assert t.finished
+    with pytest.raises(TournamentError, match="round 2 was the last of the 2 planned"):
+        director.pair_next_round(t)
+    with pytest.raises(TournamentError, match="2 rounds are already paired: plan at least 2"):
+        director.plan_rounds(t, 1)
+    more = director.plan_rounds(t, 3)
+    assert not more.finished and len(director.pair_next_round(more).rounds) == 3
+
+
+def test_a_forfeit_scores_points_but_is_no_game_and_the_pair_may_meet_again() -> None:
+    t = director.pair_next_round(field("manami", 4))
+    t = director.confirm_result(t, 1, "A", winners=[1], forfeit=True)
+    t = director.confirm_result(t, 2, "A", winners=[], forfeit=True)   # neither came
+    with pytest.raises(TournamentError, match="by the seat whose player came"):
+        director.confirm_result(t, 2, "A", winners=[0, 1], forfeit=True)
+    first, second = t.rounds[0].table(1), t.rounds[0].table(2)
+    assert first.result is not None and first.result.forfeit and first.result.scores == (0, 0)
+    assert export.result_text(first) == "0-1 forfeit"
+    assert export.result_text(second) == "0-0 forfeit"
+    lines = {s.player_id: s for s in standings(t)}
+    came, absent = first.seats[1], first.seats[0]
+    assert (lines[came].points, lines[came].games, lines[came].wins) == (1.0, 0, 0)
+    assert (lines[absent].points, lines[absent].losses) == (0.0, 0)
+    assert all(lines[pid].points == 0.0 for pid in second.seats)    # no draw: both lost
+    assert "0-1 forfeit" in export.pairings_csv(t)
+    topple = director.pair_next_round(field("topple", 3))
+    with pytest.raises(TournamentError, match="withdraw the player"):
+        director.confirm_result(topple, 1, "A", winners=[0], forfeit=True)
+
+
+def test_a_half_point_bye_asked_for_sits_the_player_out_for_half_a_point() -> None:
+    t = field("manami", 5)
+    with pytest.raises(TournamentError, match="no half-point byes"):
+        director.ask_half_bye(field("topple", 5), "p1")
+    t = director.ask_half_bye(t, "p2")
+    t = director.pair_next_round(t)
+    assert t.current is not None and t.half_byes == ()
+    halves = [p for p in t.current.pairings if p.half]
+    assert [p.seats for p in halves] == [("p2",)] and halves[0].bye
+    assert all(not p.bye for p in t.current.pairings if not p.half)    # four others: no bye
+    assert export.result_text(halves[0]) == "½ bye"
+    lines = {s.player_id: s for s in standings(_confirm_all(t))}
+    assert (lines["p2"].points, lines["p2"].byes, lines["p2"].games) == (0.5, 1, 0)
+    # the half-point bye is not the allocated bye: p2 may still get the full one next round
+    t = director.pair_next_round(_confirm_all(t))
+    full = [p for p in t.rounds[1].pairings if p.bye]
+    assert len(full) == 1 and not full[0].half
+
+
+def test_the_store_keeps_planned_rounds_forfeits_and_half_point_byes(tmp_path: Path) -> None:
+    t = director.plan_rounds(director.ask_half_bye(field("manami", 5), "p3"), 4)
+    t = director.pair_next_round(t)
+    t = director.confirm_result(t, 1, "A", winners=[0], forfeit=True)
+    t = director.ask_half_bye(t, "p1")
+    with TournamentStore(tmp_path / "t.db") as store:
+        store.save(t, actor="A")
+        assert store.load() == t
+        assert [c.action for c in store.confirmations()] == ["forfeit"]
+    assert t.planned == 4 and t.half_byes == ("p1",) and any(p.half for p in t.rounds[0].pairings)

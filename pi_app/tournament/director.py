@@ -57,14 +57,48 @@ def _clean_name(name: str, what: str, longest: int) -> str:
     return name
 
 
-def new_tournament(event: str, game: str, *, seed: int = 0) -> Tournament:
-    """An event with no players yet. ``game`` is a record's game name: topple, manami, tactiki."""
+#: The most rounds an event can plan (a long weekend of Swiss has 9; a league a season's weeks).
+ROUNDS_MAX = 60
+
+
+def new_tournament(event: str, game: str, *, seed: int = 0,
+                   rounds: int | None = None) -> Tournament:
+    """An event with no players yet. ``game`` is a record's game name: topple, manami, tactiki;
+    ``rounds`` the number of rounds planned (it can be set later, :func:`plan_rounds`)."""
     try:
         kind = Game(game)
     except ValueError:
         raise TournamentError(f"unknown game {game!r}: choose one of "
                               f"{', '.join(g.value for g in Game)}") from None
-    return Tournament(_clean_name(event, "event name", EVENT_MAX), kind, seed=seed)
+    event_name = _clean_name(event, "event name", EVENT_MAX)
+    tournament = Tournament(event_name, kind, seed=seed)
+    return tournament if rounds is None else plan_rounds(tournament, rounds)
+
+
+def plan_rounds(tournament: Tournament, rounds: int) -> Tournament:
+    """Say how many rounds the event has: no round is paired past the last, and the standings
+    are final once it is confirmed. Never fewer than the rounds already paired."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= ROUNDS_MAX:
+        raise TournamentError(f"an event has 1 to {ROUNDS_MAX} rounds, not {rounds!r}")
+    if rounds < len(tournament.rounds):
+        raise TournamentError(f"{len(tournament.rounds)} rounds are already paired: plan at "
+                              f"least {len(tournament.rounds)}")
+    return replace(tournament, planned=rounds)
+
+
+def ask_half_bye(tournament: Tournament, player_id: str, wanted: bool = True) -> Tournament:
+    """A player asks (or no longer asks) to sit out the next round for half a point, as Swiss
+    events allow when asked before the pairing. Two-player games only: Topple's points are
+    the games' own points, and half a game has none."""
+    player = tournament.player(player_id)
+    if not tournament.game.two_player:
+        raise TournamentError("Topple counts the games' own points: it has no half-point byes")
+    if wanted and player.withdrawn:
+        raise TournamentError(f"{player.name} is withdrawn: not paired, no bye to ask for")
+    if wanted and tournament.planned is not None and len(tournament.rounds) >= tournament.planned:
+        raise TournamentError(f"all {tournament.planned} rounds are paired: no next round")
+    asked = tuple(pid for pid in tournament.half_byes if pid != player_id)
+    return replace(tournament, half_byes=(*asked, player_id) if wanted else asked)
 
 
 def add_player(tournament: Tournament, name: str, rating: int | None = None) -> Tournament:
@@ -107,11 +141,22 @@ def pair_next_round(tournament: Tournament) -> Tournament:
             waiting = ", ".join(str(p.table) for p in rnd.pairings if not p.done)
             raise TournamentError(f"round {rnd.number} is not finished: table(s) {waiting} "
                                   "have no confirmed result")
-    if len(tournament.active()) < 2:
-        raise TournamentError("at least two active players are needed to pair a round")
-    pairings = pair_swiss(tournament) if tournament.game.two_player else seat_topple(tournament)
+    if tournament.planned is not None and len(tournament.rounds) >= tournament.planned:
+        raise TournamentError(f"round {tournament.planned} was the last of the "
+                              f"{tournament.planned} planned: the standings are final (plan "
+                              "more rounds to go on)")
+    resting = [p.id for p in tournament.active() if p.id in tournament.half_byes]
+    playing = replace(tournament, players=tuple(
+        replace(p, withdrawn=True) if p.id in resting else p for p in tournament.players))
+    if len(playing.active()) < 2:
+        raise TournamentError("at least two active players are needed to pair a round"
+                              + (" (the others asked for a half-point bye)" if resting else ""))
+    pairings = pair_swiss(playing) if tournament.game.two_player else seat_topple(playing)
+    halves = tuple(Pairing(len(pairings) + i, (pid,), half=True)
+                   for i, pid in enumerate(resting, start=1))
     number = len(tournament.rounds) + 1
-    return replace(tournament, rounds=(*tournament.rounds, Round(number, pairings)))
+    return replace(tournament, rounds=(*tournament.rounds, Round(number, pairings + halves)),
+                   half_byes=())
 
 
 def _replace_pairing(tournament: Tournament, number: int, pairing: Pairing) -> Tournament:
@@ -294,7 +339,8 @@ def report_result(tournament: Tournament, board: str, game_id: int, scores: Sequ
 
 def confirm_result(tournament: Tournament, table: int, referee: str, *,
                    scores: Sequence[int] | None = None, winners: Sequence[int] | None = None,
-                   round_number: int | None = None, late_ok: bool = False) -> Tournament:
+                   round_number: int | None = None, late_ok: bool = False,
+                   forfeit: bool = False) -> Tournament:
     """The referee confirms a table's reported result as it is, or rules one (``scores`` and
     ``winners`` in seat order): a correction, or a result where no station reported.
 
@@ -303,8 +349,14 @@ def confirm_result(tournament: Tournament, table: int, referee: str, *,
     standings follow, but a round already paired is not re-paired, so a ruling that changes
     what later pairings counted raises :class:`LateCorrection` naming those tables unless
     ``late_ok`` (the referee saw the warning and sent it again).
+
+    ``forfeit``: the game was not played; ``winners`` is the seat whose player came (none when
+    neither did), the scores are 0 (two-player games: a Topple table plays on without an
+    absent player, who is withdrawn instead).
     """
     referee = _clean_name(referee, "referee name", NAME_MAX)
+    if forfeit:
+        return _forfeit(tournament, table, referee, winners, round_number, late_ok)
     rnd = _round(tournament, round_number)
     pairing = rnd.table(table)
     if pairing.bye:
@@ -320,12 +372,40 @@ def confirm_result(tournament: Tournament, table: int, referee: str, *,
         reported.winners if winners is None else winners)
     corrected = (reported.corrected or reported.game_id is None
                  or (new_scores, new_winners) != (reported.scores, reported.winners))
-    counted = pairing.result if pairing.result is not None and pairing.result.confirmed else None
-    if not late_ok and (counted is None or (counted.scores, counted.winners) != (
-            new_scores, new_winners)):
-        _warn_late(tournament, rnd, table, "confirming" if counted is None else "correcting")
+    if not late_ok:
+        _warn_changed(tournament, rnd, pairing, (new_scores, new_winners, False))
     result = replace(reported, scores=new_scores, winners=new_winners, confirmed_by=referee,
-                     corrected=corrected)
+                     corrected=corrected, forfeit=False)
+    return _replace_pairing(tournament, rnd.number, replace(pairing, result=result))
+
+
+def _warn_changed(tournament: Tournament, rnd: Round, pairing: Pairing,
+                  ruled: tuple[tuple[int, ...], tuple[int, ...], bool]) -> None:
+    """A late warning when the ruling changes what counts (the same result again does not)."""
+    counted = pairing.result if pairing.result is not None and pairing.result.confirmed else None
+    if counted is None or (counted.scores, counted.winners, counted.forfeit) != ruled:
+        _warn_late(tournament, rnd, pairing.table,
+                   "confirming" if counted is None else "correcting")
+
+
+def _forfeit(tournament: Tournament, table: int, referee: str, winners: Sequence[int] | None,
+             round_number: int | None, late_ok: bool) -> Tournament:
+    if not tournament.game.two_player:
+        raise TournamentError("a Topple table plays on without an absent player: withdraw the "
+                              "player instead of ruling a forfeit")
+    rnd = _round(tournament, round_number)
+    pairing = rnd.table(table)
+    if pairing.bye:
+        raise TournamentError(f"table {table} of round {rnd.number} is a bye: nothing to forfeit")
+    present = tuple(sorted(winners or ()))
+    if len(present) > 1 or not all(w in (0, 1) for w in present):
+        raise TournamentError("a forfeit is won by the seat whose player came (1 or 2), or by "
+                              f"nobody when neither came, not {[w + 1 for w in present]!r}")
+    if not late_ok:
+        _warn_changed(tournament, rnd, pairing, ((0, 0), present, True))
+    held = pairing.result or Result((), (), board=pairing.board)
+    result = replace(held, scores=(0, 0), winners=present, confirmed_by=referee,
+                     corrected=True, forfeit=True)
     return _replace_pairing(tournament, rnd.number, replace(pairing, result=result))
 
 

@@ -2,7 +2,9 @@
 
 Two-player games (Manami, TacTiki), as in chess Swiss events:
 
-- points: a win 1, a draw ½, a loss 0; a bye scores a win (1 point, no game played);
+- points: a win 1, a draw ½, a loss 0; a bye scores a win (1 point, no game played), a
+  half-point bye the player asked for ½; a forfeit 1 to the player who came, 0 to the one who
+  did not, and it is no game: no win or loss over the board, no opponent for the tie-breaks;
 - tie-breaks, in this order: Buchholz Cut-1 (Buchholz without the lowest opponent's score),
   Buchholz (the sum of the opponents' points), Sonneborn-Berger (the points of the opponents
   beaten, plus half those of the opponents drawn), then the number of games won over the board.
@@ -84,12 +86,14 @@ def points(tournament: Tournament) -> dict[str, float]:
         if not _counted(pairing):
             continue
         if pairing.bye:
-            total[pairing.seats[0]] += 1.0 if two else 0.0
+            total[pairing.seats[0]] += (0.5 if pairing.half else 1.0) if two else 0.0
             continue
         assert pairing.result is not None
         result = pairing.result
         for seat, pid in enumerate(pairing.seats):
-            if not two:
+            if result.forfeit:
+                total[pid] += 1.0 if seat in result.winners else 0.0
+            elif not two:
                 total[pid] += result.scores[seat]
             elif result.is_draw(len(pairing.seats)):
                 total[pid] += 0.5
@@ -117,6 +121,8 @@ def standings(tournament: Tournament) -> list[Standing]:
             continue
         assert pairing.result is not None
         result = pairing.result
+        if result.forfeit:
+            continue   # not played: its points only (above), no game and no opponent
         draw = result.is_draw(len(pairing.seats))
         for seat, pid in enumerate(pairing.seats):
             games[pid] += 1

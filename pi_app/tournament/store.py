@@ -1,12 +1,13 @@
 """The tournament in one SQLite file on the referee's machine: saved whole, loaded whole.
 
-Tables (schema version 2 in ``PRAGMA user_version``; a version 1 file gains ``action``)::
+Tables (schema version 2 in ``PRAGMA user_version``; a version 1 file gains the columns
+marked ``+`` when opened, with defaults that say what version 1 meant)::
 
-    event(id = 1, name, game, seed)                           the one tournament of this file
+    event(id = 1, name, game, seed, +planned, +half_byes)     the one tournament of this file
     players(id, position, name, rating, withdrawn)            entry order = position
     rounds(number)
-    pairings(round, table_no, seats, board)                   seats: JSON list of ids, move order
-    results(round, table_no, scores, winners, board, game_id, confirmed_by, corrected)
+    pairings(round, table_no, seats, board, +half)            seats: JSON list of ids, move order
+    results(round, table_no, scores, winners, board, game_id, confirmed_by, corrected, +forfeit)
     confirmations(id, round, table_no, referee, scores, winners, corrected, t, action)
                                                                every ruling: the audit trail
 
@@ -62,8 +63,15 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE TABLE IF NOT EXISTS confirmations (
     id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, table_no INTEGER NOT NULL,
     referee TEXT NOT NULL, scores TEXT NOT NULL, winners TEXT NOT NULL,
-    corrected INTEGER NOT NULL, t REAL NOT NULL, action TEXT NOT NULL DEFAULT 'confirm');
+    corrected INTEGER NOT NULL, t REAL NOT NULL);
 """
+
+ADDED = (("confirmations", "action", "TEXT NOT NULL DEFAULT 'confirm'"),
+         ("event", "planned", "INTEGER"),
+         ("event", "half_byes", "TEXT NOT NULL DEFAULT '[]'"),
+         ("pairings", "half", "INTEGER NOT NULL DEFAULT 0"),
+         ("results", "forfeit", "INTEGER NOT NULL DEFAULT 0"))
+"""Columns of schema 2, added to a version 1 file (and to a new one) when it is opened."""
 
 
 class StoreError(TournamentError):
@@ -82,7 +90,8 @@ class Confirmation:
     corrected: bool
     t: float
     action: str = "confirm"
-    """"confirm" (a result counted, first or corrected) or "unconfirm" (taken back)."""
+    """"confirm" (a result counted, first or corrected), "forfeit" (a forfeit ruled) or
+    "unconfirm" (taken back)."""
 
 
 def _private(path: Path) -> None:
@@ -122,10 +131,10 @@ class TournamentStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
-            columns = {row[1] for row in self.db.execute("PRAGMA table_info(confirmations)")}
-            if "action" not in columns:  # a version 1 file: its rulings were confirmations
-                self.db.execute("ALTER TABLE confirmations ADD COLUMN action TEXT NOT NULL "
-                                "DEFAULT 'confirm'")
+            for table, column, declared in ADDED:
+                columns = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                if column not in columns:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declared}")
             self.db.execute(f"PRAGMA user_version={VERSION}")
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -150,13 +159,15 @@ class TournamentStore:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            before = {(r, t): (s, w, c) for r, t, s, w, c in db.execute(
-                "SELECT round, table_no, scores, winners, confirmed_by FROM results "
+            before = {(r, t): (s, w, c, f) for r, t, s, w, c, f in db.execute(
+                "SELECT round, table_no, scores, winners, confirmed_by, forfeit FROM results "
                 "WHERE confirmed_by IS NOT NULL")}
             for table in ("event", "players", "rounds", "pairings", "results"):
                 db.execute(f"DELETE FROM {table}")
-            db.execute("INSERT INTO event (id, name, game, seed) VALUES (1, ?, ?, ?)",
-                       (tournament.event, tournament.game.value, tournament.seed))
+            db.execute("INSERT INTO event (id, name, game, seed, planned, half_byes) "
+                       "VALUES (1, ?, ?, ?, ?, ?)",
+                       (tournament.event, tournament.game.value, tournament.seed,
+                        tournament.planned, json.dumps(list(tournament.half_byes))))
             db.executemany(
                 "INSERT INTO players (id, position, name, rating, withdrawn) VALUES (?,?,?,?,?)",
                 [(p.id, i, p.name, p.rating, int(p.withdrawn))
@@ -167,7 +178,7 @@ class TournamentStore:
                     self._save_pairing(rnd.number, pairing, before, now)
             still = {(r, t) for r, t in db.execute(
                 "SELECT round, table_no FROM results WHERE confirmed_by IS NOT NULL")}
-            for (number, table), (scores, winners, _by) in sorted(before.items()):
+            for (number, table), (scores, winners, _by, _f) in sorted(before.items()):
                 if (number, table) not in still:
                     db.execute(
                         "INSERT INTO confirmations (round, table_no, referee, scores, winners, "
@@ -179,26 +190,29 @@ class TournamentStore:
         db.execute("COMMIT")
 
     def _save_pairing(self, number: int, pairing: Pairing,
-                      before: dict[tuple[int, int], tuple[str, str, str]], now: float) -> None:
+                      before: dict[tuple[int, int], tuple[str, str, str, int]],
+                      now: float) -> None:
         db = self.db
-        db.execute("INSERT INTO pairings (round, table_no, seats, board) VALUES (?, ?, ?, ?)",
-                   (number, pairing.table, json.dumps(list(pairing.seats)), pairing.board))
+        db.execute("INSERT INTO pairings (round, table_no, seats, board, half) "
+                   "VALUES (?, ?, ?, ?, ?)", (number, pairing.table,
+                                              json.dumps(list(pairing.seats)), pairing.board,
+                                              int(pairing.half)))
         result = pairing.result
         if result is None:
             return
         scores, winners = json.dumps(list(result.scores)), json.dumps(list(result.winners))
         db.execute(
             "INSERT INTO results (round, table_no, scores, winners, board, game_id, "
-            "confirmed_by, corrected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "confirmed_by, corrected, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (number, pairing.table, scores, winners, result.board, result.game_id,
-             result.confirmed_by, int(result.corrected)))
+             result.confirmed_by, int(result.corrected), int(result.forfeit)))
         if result.confirmed_by is not None and before.get((number, pairing.table)) != (
-                scores, winners, result.confirmed_by):
+                scores, winners, result.confirmed_by, int(result.forfeit)):
             db.execute(
                 "INSERT INTO confirmations (round, table_no, referee, scores, winners, "
-                "corrected, t) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "corrected, t, action) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (number, pairing.table, result.confirmed_by, scores, winners,
-                 int(result.corrected), now))
+                 int(result.corrected), now, "forfeit" if result.forfeit else "confirm"))
 
     def load(self) -> Tournament | None:
         """The stored tournament, or None in a new file."""
@@ -211,10 +225,11 @@ class TournamentStore:
 
     def _load(self) -> Tournament | None:
         db = self.db
-        event = db.execute("SELECT name, game, seed FROM event WHERE id = 1").fetchone()
+        event = db.execute("SELECT name, game, seed, planned, half_byes FROM event "
+                           "WHERE id = 1").fetchone()
         if event is None:
             return None
-        name, game, seed = event
+        name, game, seed, planned, half_byes = event
         players = tuple(
             Player(str(pid), str(pname), None if rating is None else int(rating), bool(gone))
             for pid, pname, rating, gone in db.execute(
@@ -222,22 +237,27 @@ class TournamentStore:
         known = {p.id for p in players}
         results = {
             (r, t): Result(_ints(s), _ints(w), board, None if gid is None else int(gid),
-                           confirmed_by, bool(corrected))
-            for r, t, s, w, board, gid, confirmed_by, corrected in db.execute(
+                           confirmed_by, bool(corrected), bool(forfeit))
+            for r, t, s, w, board, gid, confirmed_by, corrected, forfeit in db.execute(
                 "SELECT round, table_no, scores, winners, board, game_id, confirmed_by, "
-                "corrected FROM results")}
+                "corrected, forfeit FROM results")}
         rounds = []
         for (number,) in db.execute("SELECT number FROM rounds ORDER BY number").fetchall():
             pairings = []
-            for table, seats, board in db.execute(
-                    "SELECT table_no, seats, board FROM pairings WHERE round = ? "
+            for table, seats, board, half in db.execute(
+                    "SELECT table_no, seats, board, half FROM pairings WHERE round = ? "
                     "ORDER BY table_no", (number,)):
                 ids = _ids(seats)
                 if not set(ids) <= known:
                     raise ValueError(f"round {number} table {table} seats an unknown player")
-                pairings.append(Pairing(int(table), ids, board, results.get((number, table))))
+                pairings.append(Pairing(int(table), ids, board, results.get((number, table)),
+                                        bool(half)))
             rounds.append(Round(int(number), tuple(pairings)))
-        return Tournament(str(name), Game(game), players, tuple(rounds), int(seed))
+        asked = tuple(json.loads(half_byes))
+        if not set(asked) <= known:
+            raise ValueError("a half-point bye is asked for an unknown player")
+        return Tournament(str(name), Game(game), players, tuple(rounds), int(seed),
+                          None if planned is None else int(planned), asked)
 
     def confirmations(self) -> list[Confirmation]:
         """Every ruling ever saved, oldest first."""
