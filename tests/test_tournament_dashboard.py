@@ -48,7 +48,8 @@ pytestmark = pytest.mark.realtime
 __all__ = ["broker"]
 PASSWORD = "correct horse battery"
 EVIL = "<img src=x onerror=f()>"
-ACTIONS = ["new", "players", "withdraw", "pair", "boards", "confirm", "unconfirm", "hints"]
+ACTIONS = ["new", "players", "withdraw", "halfbye", "rounds", "pair", "boards", "confirm",
+           "unconfirm", "hints"]
 
 
 class Client:
@@ -276,6 +277,39 @@ def test_contradictions_refused_late_corrections_warned_rulings_taken_back_and_s
                      ("confirm", "1", "2", "confirmed (corrected)", "5 : 3"),
                      ("confirm", "1", "1", "confirmed (corrected)", "5 : 3")]
     assert 'id="unconfirm-1-1"' in page and 'id="unconfirm-1-2"' not in page
+
+
+def test_planned_rounds_a_half_point_bye_a_forfeit_and_the_crosstable(app: App) -> None:
+    """Issue 33: a beginning and an end, through the API and the page."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami", "seed": 1, "rounds": 1})
+    referee.ok("players", {"names": "Ana\nBen\nCai\nDai\nEve"})
+    page = referee.get("/tournament").text
+    assert "not started" in page and "round 0" not in page
+    referee.ok("halfbye", {"player": "p5"})
+    assert referee.post("halfbye", {"player": "p5", "wanted": "yes"})[0] == 400
+    referee.ok("pair", {})
+    halves = [p for p in app.t.rounds[0].pairings if p.half]
+    assert [p.seats for p in halves] == [("p5",)]
+    status, data = referee.post("confirm", {"table": 1, "forfeit": True, "winners": [0, 1]})
+    assert status == 409 and "the seat whose player came" in data["error"]
+    referee.ok("confirm", {"table": 1, "forfeit": True, "winners": [1]})
+    referee.ok("confirm", {"table": 2, "scores": [4, 4], "winners": []})
+    status, data = referee.post("pair", {})
+    assert status == 409 and "round 1 was the last of the 1 planned" in data["error"]
+    page = referee.get("/tournament").text
+    assert "Final standings" in page and 'id="pair"' not in page
+    assert "round <span id=\"round-number\">1</span> of 1" in page
+    assert "0-1 forfeit" in page and "\u00bd bye" in page
+    first = app.t.rounds[0].table(1)
+    came, absent = (app.t.number(pid) for pid in first.seats[::-1])
+    assert re.search(f'id="cross-{came}">.*?<td>\\+{absent}</td>', page)
+    assert re.search(f'id="cross-{absent}">.*?<td>-{came}</td>', page)
+    assert re.search(r'id="cross-5">.*?<td>½ bye</td><td>0.5</td>', page)
+    referee.ok("rounds", {"rounds": 2})                           # one more round after all
+    assert 'id="pair"' in referee.get("/tournament").text
+    status, data = referee.post("rounds", {"rounds": 0})
+    assert status == 409 and "1 to 60 rounds" in data["error"]
 
 
 def test_a_tables_status_comes_from_its_station(app: App) -> None:

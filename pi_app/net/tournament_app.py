@@ -11,14 +11,18 @@ event's current value on the dashboard's event loop, saves it after every step
 ``GET /tournament/standings.csv``   the standings (confirmed results only)
 ``GET /tournament/pairings.csv``    every round's tables, boards and results
 ``GET /tournament/records.json``    referee: every tournament game's record, from the ledger
-``POST /api/tournament/new``        ``{"game", "event"?, "seed"?}``: start the event's tournament
+``POST /api/tournament/new``        ``{"game", "event"?, "seed"?, "rounds"?}``: start the event's
+                                    tournament (``rounds``: how many are planned)
+``POST /api/tournament/rounds``     ``{"rounds"}``: plan the number of rounds
 ``POST /api/tournament/players``    ``{"names"}``: one a line, ``Name, 1850`` for a rating
 ``POST /api/tournament/withdraw``   ``{"player", "withdrawn"?}`` (a player id, ``p3``)
+``POST /api/tournament/halfbye``    ``{"player", "wanted"?}``: a half-point bye next round
 ``POST /api/tournament/pair``       pair (or seat, for Topple) the next round
 ``POST /api/tournament/boards``     ``{"tables": {"1": "table-1", ...}, "round"?}``
-``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?, "late"?}``:
-                                    confirm the reported result, or rule one (seats 0-based,
-                                    seat order)
+``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?, "late"?,
+                                    "forfeit"?}``: confirm the reported result, or rule one
+                                    (seats 0-based, seat order; a forfeit's winner is the seat
+                                    whose player came)
 ``POST /api/tournament/unconfirm``  ``{"table", "round"?, "late"?}``: take a confirmation back
 ==================================  ============================================================
 
@@ -151,11 +155,11 @@ class TournamentDesk:
         self.version += 1
         return tournament
 
-    def start(self, event: str, game: str, seed: int) -> Tournament:
+    def start(self, event: str, game: str, seed: int, rounds: int | None = None) -> Tournament:
         if self.tournament is not None:
             raise TournamentError(f"{self.tournament.event} is already running here: one "
                                   "tournament per dashboard")
-        return self._keep(director.new_tournament(event, game, seed=seed))
+        return self._keep(director.new_tournament(event, game, seed=seed, rounds=rounds))
 
     def notice(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
@@ -259,11 +263,11 @@ class TournamentDesk:
 
     def confirm(self, referee: str, table: int, round_number: int | None,
                 scores: list[int] | None, winners: list[int] | None,
-                late_ok: bool = False) -> Tournament:
+                late_ok: bool = False, forfeit: bool = False) -> Tournament:
         """Confirm or rule a table; the station's game gets the same ruling in the ledger."""
         tournament = self.apply(lambda t: director.confirm_result(
             t, table, referee, scores=scores, winners=winners, round_number=round_number,
-            late_ok=late_ok), referee)
+            late_ok=late_ok, forfeit=forfeit), referee)
         rnd = tournament.rounds[-1] if round_number is None else next(
             r for r in tournament.rounds if r.number == round_number)
         result = rnd.table(table).result
@@ -419,7 +423,22 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         event = body.get("event") or desk.event
         if not isinstance(event, str):
             raise BadRequest("the event name is text")
-        tdesk.start(event, game, _int(body.get("seed", 0), "seed"))
+        rounds = body.get("rounds")
+        tdesk.start(event, game, _int(body.get("seed", 0), "seed"),
+                    None if rounds in (None, "") else _int(rounds, "rounds"))
+
+    def plan(_user: str, body: Mapping[str, Any]) -> None:
+        rounds = _int(body.get("rounds"), "rounds")
+        tdesk.apply(lambda t: director.plan_rounds(t, rounds))
+
+    def halfbye(_user: str, body: Mapping[str, Any]) -> None:
+        player = body.get("player")
+        if not isinstance(player, str):
+            raise BadRequest("give the player's id (p1, p2, ...)")
+        wanted = body.get("wanted", True)
+        if not isinstance(wanted, bool):
+            raise BadRequest("wanted is true or false")
+        tdesk.apply(lambda t: director.ask_half_bye(t, player, wanted))
 
     def players(_user: str, body: Mapping[str, Any]) -> None:
         names = body.get("names")
@@ -465,16 +484,19 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                                   "connected?")
         tdesk.on_locks(locks)
 
-    def late(body: Mapping[str, Any]) -> bool:
-        value = body.get("late", False)
+    def flag(body: Mapping[str, Any], name: str) -> bool:
+        value = body.get(name, False)
         if not isinstance(value, bool):
-            raise BadRequest("late is true or false")
+            raise BadRequest(f"{name} is true or false")
         return value
+
+    def late(body: Mapping[str, Any]) -> bool:
+        return flag(body, "late")
 
     def confirm(user: str, body: Mapping[str, Any]) -> None:
         tdesk.confirm(user, _int(body.get("table"), "table"), _round_of(body),
                       _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"),
-                      late(body))
+                      late(body), flag(body, "forfeit"))
 
     def unconfirm(user: str, body: Mapping[str, Any]) -> None:
         table, number, late_ok = _int(body.get("table"), "table"), _round_of(body), late(body)
@@ -495,6 +517,8 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament/new", action(new), methods=post),
         Route("/api/tournament/players", action(players), methods=post),
         Route("/api/tournament/withdraw", action(withdraw), methods=post),
+        Route("/api/tournament/halfbye", action(halfbye), methods=post),
+        Route("/api/tournament/rounds", action(plan), methods=post),
         Route("/api/tournament/pair", action(pair), methods=post),
         Route("/api/tournament/boards", action(boards), methods=post),
         Route("/api/tournament/confirm", action(confirm), methods=post),

@@ -20,7 +20,12 @@ from pi_app.i18n import N_, game_title, translator
 from pi_app.net.schema import LocksPayload
 from pi_app.tournament.export import number_text, result_text
 from pi_app.tournament.model import Game, Pairing, Round, Tournament
-from pi_app.tournament.standings import TIEBREAKS_TOPPLE, TIEBREAKS_TWO_PLAYER, standings
+from pi_app.tournament.standings import (
+    TIEBREAKS_TOPPLE,
+    TIEBREAKS_TWO_PLAYER,
+    crosstable,
+    standings,
+)
 from pi_app.tournament.store import Confirmation
 
 TIEBREAK_HEADINGS = {"buchholz_cut1": N_("Bh-1"), "buchholz": N_("Bh"),
@@ -79,6 +84,7 @@ def _new_form(event: str, _: Say) -> str:
 def _players(t: Tournament, referee: bool, _: Say) -> str:
     rows = []
     out = _e(_("withdrawn"))
+    more = t.planned is None or len(t.rounds) < t.planned
     for number, p in enumerate(t.players, start=1):
         button = ""
         if referee:
@@ -88,6 +94,15 @@ def _players(t: Tournament, referee: bool, _: Say) -> str:
                            f'<input type="hidden" name="withdrawn" data-type="bool" '
                            f'value="{"false" if p.withdrawn else "true"}">'
                            f'<button type="submit">{_e(label)}</button>', f"withdraw-{p.id}")
+            asked = p.id in t.half_byes
+            if t.game.two_player and more and not p.withdrawn:
+                half = _("cancel the ½-point bye") if asked else _("½-point bye next round")
+                button += _form("halfbye",
+                                f'<input type="hidden" name="player" value="{_e(p.id)}">'
+                                f'<input type="hidden" name="wanted" data-type="bool" '
+                                f'value="{"false" if asked else "true"}">'
+                                f'<button type="submit" id="halfbye-{number}">{_e(half)}'
+                                "</button>", f"halfbye-form-{number}")
         rows.append(f'<tr id="player-{number}"><td>{number}</td><td>{_e(p.name)}</td>'
                     f'<td>{"" if p.rating is None else p.rating}</td>'
                     f'<td>{out if p.withdrawn else ""}</td>'
@@ -143,7 +158,14 @@ def _status(pairing: Pairing, _: Say = _same, stations: Mapping[str, str] | None
 def _result_cell(t: Tournament, pairing: Pairing, _: Say) -> str:
     result = pairing.result
     if result is None:
-        return _("bye") if pairing.bye else result_text(pairing)
+        if pairing.bye:
+            return "\u00bd " + _("bye") if pairing.half else _("bye")
+        return result_text(pairing)
+    if result.forfeit:
+        came = ", ".join(t.player(pairing.seats[w]).name for w in result.winners)
+        said = _("forfeit: {names} came").format(names=came) if came else _(
+            "forfeit: neither came")
+        return _e(f"{result_text(pairing)}; {said}")
     won = ", ".join(t.player(pairing.seats[w]).name for w in result.winners)
     detail = f" ({' : '.join(str(s) for s in result.scores)})"
     who = _("won: {names}").format(names=won) if won and not result.is_draw(
@@ -184,6 +206,15 @@ def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
                  f'<button type="submit" id="correct-{key}">'
                  f'{_e(button)}</button>',
                  f"correct-form-{key}")
+    if seats == 2:
+        came, neither, forfeit = _("seat {number} came"), _("neither came"), _("Forfeit")
+        options = "".join(f'<option value="{n}">{_e(came.format(number=n))}</option>'
+                          for n in (1, 2))
+        options += f'<option value="">{_e(neither)}</option>'
+        out += _form("confirm", hidden + '<input type="hidden" name="forfeit" data-type="bool" '
+                     f'value="true"><select name="winners" data-type="seats">{options}</select>'
+                     f'<button type="submit" id="forfeit-{key}">{_e(forfeit)}</button>',
+                     f"forfeit-form-{key}")
     return out
 
 
@@ -244,13 +275,46 @@ def _standings(t: Tournament, _: Say) -> str:
                                                       N_("Points")))
     # W, D, L: won, drawn, lost (each language's own initials)
     last = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("W"), N_("D"), N_("L"), N_("Games")))
-    heading = _e(_("Standings"))
+    heading = _e(_("Final standings") if t.finished else _("Standings"))
     return (f'<section id="standings-section"><h2>{heading}</h2>'
             f'<div class="scroll"><table id="standings"><thead><tr>{first}{head}{last}'
             f'<th></th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             '<p><a href="/tournament/standings.csv" id="standings-csv" download>standings.csv</a>'
             ' <a href="/tournament/pairings.csv" id="pairings-csv" download>pairings.csv</a>'
             "</p></section>")
+
+
+def _crosstable(t: Tournament, _: Say) -> str:
+    """Every player's games round by round, in standings order."""
+    if not t.rounds:
+        return ""
+    cells = crosstable(t)
+    rows = []
+    for line in standings(t):
+        games = "".join(f"<td>{_e(c)}</td>" for c in cells[line.player_id])
+        rows.append(f'<tr id="cross-{line.number}"><td>{line.rank}</td><td>{line.number}</td>'
+                    f"<td>{_e(line.name)}</td>{games}<td>{number_text(line.points)}</td></tr>")
+    rounds = "".join(f"<th>{rnd.number}</th>" for rnd in t.rounds)
+    first = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("Rank"), N_("No"), N_("Name")))
+    if t.game.two_player:
+        key = _("W, D, L: won, drawn, lost against that number; +, -: a forfeit won or lost")
+    else:
+        key = _("the table's points; * a win")
+    heading, points = _e(_("Crosstable")), _e(_("Points"))
+    return (f'<section id="crosstable-section"><h2>{heading}</h2><div class="scroll">'
+            f'<table id="crosstable"><thead><tr>{first}{rounds}<th>{points}</th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<p class="key">{_e(key)}</p></section>')
+
+
+def _plan_form(t: Tournament, _: Say) -> str:
+    """The referee says how many rounds the event has."""
+    value = "" if t.planned is None else str(t.planned)
+    label, button = _e(_("Rounds")), _e(_("Plan rounds"))
+    return _form("rounds", f'<label>{label} <input name="rounds" data-type="int" type="number" '
+                           f'min="{max(1, len(t.rounds))}" max="60" size="3" value="{value}" '
+                           f'id="planned-rounds"></label><button type="submit" '
+                           f'id="plan-rounds">{button}</button>', "plan-form")
 
 
 def _hints(locks: LocksPayload, referee: bool, _: Say) -> str:
@@ -284,6 +348,8 @@ def _history(history: Sequence[Confirmation], _: Say) -> str:
         when = time.strftime("%H:%M:%S", time.localtime(c.t))
         if c.action == "unconfirm":
             what = _("taken back")
+        elif c.action == "forfeit":
+            what = _("forfeit")
         elif c.corrected:
             what = _("confirmed (corrected)")
         else:
@@ -317,10 +383,13 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
         return f'<section id="no-tournament"><h2>{heading}</h2>{inner}</section>' + hints
     current = t.current
     pair = ""
-    if referee:
+    last = t.planned is not None and len(t.rounds) >= t.planned
+    if referee and not last:
         label = _("Pair round {number}").format(number=len(t.rounds) + 1)
         pair = _form("pair", f'<button type="submit" id="pair">{_e(label)}</button>',
                      "pair-form")
+    if referee and not t.finished:
+        pair += _plan_form(t, _)
     rounds = "".join(_round(t, rnd, boards, referee, rnd is current, _, stations)
                      for rnd in reversed(t.rounds))
     notes = ""
@@ -333,13 +402,19 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
     records = (f'<p><a href="/tournament/records.json" id="records" download>{every}</a></p>'
                if referee else "")
     players = _("{count} players").format(count=len(t.players))
-    round_word = _("round {number}").format(number='<span id="round-number">'
-                                                   f"{len(t.rounds)}</span>")
+    shown = f'<span id="round-number">{len(t.rounds)}</span>'
+    if not t.rounds:
+        round_word = _e(_("not started"))
+    elif t.planned is not None:
+        round_word = _e(_("round {number} of {planned}")).format(
+            number=shown, planned=t.planned)
+    else:
+        round_word = _e(_("round {number}")).format(number=shown)
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
              f"<p>{_e(game_title(get_game(t.game.value).title, _))} \u00b7 {_e(players)} \u00b7 "
              f"{round_word}</p>{pair}{records}</section>")
-    return (title + hints + notes + _standings(t, _) + rounds + _history(history, _)
-            + _players(t, referee, _))
+    return (title + hints + notes + _standings(t, _) + _crosstable(t, _) + rounds
+            + _history(history, _) + _players(t, referee, _))
 
 
 TOURNAMENT_JS = r"""

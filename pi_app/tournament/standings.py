@@ -161,3 +161,36 @@ def standings(tournament: Tournament) -> list[Standing]:
         rank = ranked[-1].rank if shared else i + 1
         ranked.append(replace(line, rank=rank))
     return ranked
+
+
+def crosstable(tournament: Tournament) -> dict[str, list[str]]:
+    """Each player's games round by round, in the people's numbers, for the crosstable.
+
+    Two-player games: ``W5`` / ``D5`` / ``L5`` a win, draw or loss against player 5, ``+5`` /
+    ``-5`` a forfeit won or lost (the usual crosstable signs), ``bye`` and ``½ bye``; Topple:
+    the game's points at the table, ``*`` after them for a win. ``…`` a result not confirmed
+    yet, empty a round the player was not in. Words stay short and in English: the page says
+    what the letters mean in its reader's language.
+    """
+    cells = {p.id: [""] * len(tournament.rounds) for p in tournament.players}
+    two = tournament.game.two_player
+    for i, rnd in enumerate(tournament.rounds):
+        for pairing in rnd.pairings:
+            if pairing.bye:
+                cells[pairing.seats[0]][i] = "½ bye" if pairing.half else "bye"
+                continue
+            result = pairing.result
+            for seat, pid in enumerate(pairing.seats):
+                if result is None or not result.confirmed:
+                    cells[pid][i] = "\u2026"
+                elif not two:
+                    cells[pid][i] = f"{result.scores[seat]}{'*' if seat in result.winners else ''}"
+                else:
+                    other = tournament.number(pairing.seats[1 - seat])
+                    won = seat in result.winners
+                    if result.forfeit:
+                        mark = "+" if won else "-"
+                    else:
+                        mark = "D" if result.is_draw(2) else "W" if won else "L"
+                    cells[pid][i] = f"{mark}{other}"
+    return cells
