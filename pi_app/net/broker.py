@@ -121,7 +121,8 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = ()) -> st
             "# the locks every station reads (hints off in tournament play).\n"
             f"user {referee_user}\n"
             f"topic read {ROOT}/{event}/#\n"
-            f"topic write {topics.locks_topic(event)}\n\n")
+            f"topic write {topics.locks_topic(event)}\n"
+            f"topic write {ROOT}/{event}/pairing/+\n\n")
     for reader in readers:
         text += f"user {check_name(reader, 'reader')}\ntopic read {ROOT}/{event}/#\n\n"
     # One line per leaf a station publishes: with ``%u/#`` a station's credentials (on every
@@ -130,9 +131,10 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = ()) -> st
     # broker from 9 MB to 97 MB).
     leaves = "".join(f"pattern write {ROOT}/{event}/board/%u/{leaf}\n" for leaf in topics.LEAVES)
     return text + ("# Every station writes only the leaves of its own board (user name = board\n"
-                   "# id) and reads only the referee's locks.\n"
+                   "# id) and reads only the referee's locks and its own pairing.\n"
                    f"{leaves}"
-                   f"pattern read {topics.locks_topic(event)}\n")
+                   f"pattern read {topics.locks_topic(event)}\n"
+                   f"pattern read {ROOT}/{event}/pairing/%u\n")
 
 
 def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None = None,

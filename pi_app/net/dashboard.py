@@ -188,7 +188,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     from pi_app.net.desk import Desk, Incoming
     from pi_app.net.guard import quiet_accept_errors
     from pi_app.net.ledger import Ledger
-    from pi_app.net.schema import LocksPayload
+    from pi_app.net.schema import LocksPayload, PairingPayload
     from pi_app.net.subscriber import Subscriber
     from pi_app.net.tournament_app import TournamentDesk, tournament_routes
 
@@ -209,10 +209,28 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
         def locks(payload: LocksPayload) -> None:  # paho's thread
             loop.call_soon_threadsafe(tournament.on_locks, payload)
 
-        subscriber = Subscriber(config.broker, config.event, deliver, on_ready=desk.ready.set,
+        def ready() -> None:  # paho's thread: connected; boards get their pairings again
+            desk.ready.set()
+            with contextlib.suppress(RuntimeError):  # the loop closed while stopping
+                loop.call_soon_threadsafe(tournament.push_pairings, True)
+
+        subscriber = Subscriber(config.broker, config.event, deliver, on_ready=ready,
                                 client_id=config.client_id, on_locks=locks)
         desk.acker = subscriber.ack
         tournament.send_locks = subscriber.publish_locks
+
+        def pairing(board: str, payload: PairingPayload | None) -> None:  # on the loop
+            async def send() -> None:
+                if not await asyncio.to_thread(subscriber.publish_pairing, board, payload):
+                    tournament.notice(f"board {board}: its pairing did not reach the broker "
+                                      f"({subscriber.last_error or 'not connected'}); the "
+                                      "players can start the game by hand")
+            task = loop.create_task(send())
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+        pending: set[asyncio.Task[None]] = set()
+        tournament.send_pairing = pairing
         subscriber.start()
         try:
             yield

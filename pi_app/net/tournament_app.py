@@ -67,7 +67,7 @@ from pi_app.games.base import JSON
 from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.desk import Desk
-from pi_app.net.schema import LocksPayload
+from pi_app.net.schema import LocksPayload, PairingPayload
 from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html, page_words
 from pi_app.tournament import director, export
 from pi_app.tournament.director import LateCorrection
@@ -127,6 +127,11 @@ class TournamentDesk:
         """The referee's locks as the broker holds them (``tiki/EVENT/locks``)."""
         self.send_locks: Callable[[LocksPayload], bool] | None = None
         """Publishes new locks to every station (the subscriber's; None: no broker here)."""
+        self.send_pairing: Callable[[str, PairingPayload | None], None] | None = None
+        """Sends a board its pairing, retained (None clears it); must not block the loop (the
+        dashboard hands the publishing to a thread). None: no broker here."""
+        self.sent: dict[str, tuple[int, int, str, tuple[str, ...]]] = {}
+        """What each board was last sent: round, table, game, names (nothing: cleared)."""
 
     def on_locks(self, locks: LocksPayload) -> None:
         """The broker's retained locks (on connecting, and after every change)."""
@@ -153,7 +158,39 @@ class TournamentDesk:
                                   "changed: try again") from exc
         self.tournament = tournament
         self.version += 1
+        self.push_pairings()
         return tournament
+
+    def pairings_due(self) -> dict[str, tuple[int, int, str, tuple[str, ...]]]:
+        """Each board that serves a table of the current round still waiting for its game:
+        round, table, game and the names in seat order. A table with a result is not offered
+        any more (a station restarting must not offer the finished game again)."""
+        tournament = self.tournament
+        if tournament is None or tournament.current is None:
+            return {}
+        rnd = tournament.current
+        return {p.board: (rnd.number, p.table, tournament.game.value,
+                          tuple(tournament.player(pid).name for pid in p.seats))
+                for p in rnd.pairings if p.board and not p.bye and p.result is None}
+
+    def push_pairings(self, everything: bool = False) -> None:
+        """Send each board what changed in its pairing since last sent (``everything``: all,
+        as after connecting): the new round's tables, boards moved, results that came in."""
+        send = self.send_pairing
+        if send is None:
+            return
+        due = self.pairings_due()
+        for board in sorted(set(due) | set(self.sent)):
+            wanted = due.get(board)
+            if not everything and wanted == self.sent.get(board):
+                continue
+            if wanted is None:
+                self.sent.pop(board, None)
+                send(board, None)
+                continue
+            self.sent[board] = wanted
+            number, table, game, names = wanted
+            send(board, PairingPayload(number, table, game, list(names), time.time()))
 
     def start(self, event: str, game: str, seed: int, rounds: int | None = None) -> Tournament:
         if self.tournament is not None:
