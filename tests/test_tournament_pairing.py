@@ -22,6 +22,7 @@ from pi_app.net import topics
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher
 from pi_app.net.schema import PairingPayload, PayloadError, read_pairing
 from pi_app.net.simstation import SimStation
+from pi_app.net.tournament_app import near_names
 from pi_app.readings import ButtonPressed
 from pi_app.tournament import director
 
@@ -123,3 +124,30 @@ def _retain(broker: Broker, topic: str, payload: bytes) -> None:
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+def test_near_misses_in_the_names_go_to_the_referee_and_a_swap_is_not_taken(
+        tmp_path: Path) -> None:
+    assert near_names("  chloe ", "Chloé") and near_names("Benn", "Ben")
+    assert near_names("Fatimah", "Fatima") and not near_names("Bo", "Al")
+    assert not near_names("Ana", "Ivo") and not near_names("Zed", "Yan")
+    app = App(tmp_path)
+    try:
+        tdesk = app.tdesk
+        tdesk.start(EVENT, "manami", 1)
+        tdesk.apply(lambda t: director.add_players(t, ["Ana Lima", "Benedikt", "Cai", "Dai"]))
+        tdesk.apply(director.pair_next_round)
+        tdesk.apply(lambda t: director.assign_boards(t, ["b1", "b2"]))
+        t = app.t
+        one = [t.player(pid).name for pid in t.rounds[0].table(1).seats]
+        two = [t.player(pid).name for pid in t.rounds[0].table(2).seats]
+        slip = [one[0].lower(), one[1] + "x"]
+        app.station_game("b1", 3, slip, 1, [0], [5, 2])
+        assert app.result(1).game_id == 3 and not app.result(1).confirmed   # taken, waiting
+        assert any("differ slightly" in n and "check before confirming" in n
+                   for n in tdesk.notices)
+        app.station_game("b2", 4, two[::-1], 1, [0], [5, 2])
+        assert app.t.rounds[0].table(2).result is None
+        assert any("another seat order" in n and "not taken" in n for n in tdesk.notices)
+    finally:
+        app.close()

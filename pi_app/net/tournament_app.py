@@ -53,6 +53,7 @@ import collections
 import json
 import sqlite3
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -107,6 +108,32 @@ def _tally(result: Any) -> tuple[list[Any], list[Any]] | None:
     if not isinstance(winners, list) or not isinstance(scores, list):
         return None
     return winners, [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
+
+
+def _fold(name: str) -> str:
+    """A name as compared for near misses: accents, case and spacing do not count."""
+    plain = unicodedata.normalize("NFKD", name)
+    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).casefold().split())
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace) from ``a`` to ``b`` (Levenshtein)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def near_names(typed: str, seated: str) -> bool:
+    """``typed`` at the station is ``seated`` with a slip: the same but for accents, case or
+    spacing, or one edit away (two for names of 8 letters or more). A near miss is taken for
+    the referee to check, never silently dropped and never silently counted."""
+    a, b = _fold(typed), _fold(seated)
+    if a == b:
+        return True
+    return _distance(a, b) <= (2 if min(len(a), len(b)) >= 8 else 1) < min(len(a), len(b))
 
 
 class TournamentDesk:
@@ -217,11 +244,17 @@ class TournamentDesk:
         where = f"board {board}, game {game_id}"
         seated = [tournament.player(pid).name for pid in pairing.seats]
         playing = self._players(board, game_id)
+        slightly = False
         if playing is not None and playing != seated:
-            self.notice(f"{where}: its players ({', '.join(playing)}) are not table "
-                        f"{pairing.table}'s ({', '.join(seated)}): result not taken; rule the "
-                        "table by hand if it was its game")
-            return
+            if len(playing) == len(seated) and all(map(near_names, playing, seated)):
+                slightly = True   # a typing slip: taken, and the referee is told to look
+            else:
+                swapped = sorted(map(_fold, playing)) == sorted(map(_fold, seated))
+                why = ("in another seat order, so the scores would go to the wrong players"
+                       if swapped else f"not table {pairing.table}'s ({', '.join(seated)})")
+                self.notice(f"{where}: its players ({', '.join(playing)}) are {why}: result not "
+                            "taken; rule the table by hand if it was its game")
+                return
         tally = _tally(data)
         if tally is None:
             self.notice(f"{where} ended without winners or scores: rule table "
@@ -232,6 +265,11 @@ class TournamentDesk:
             self.apply(lambda t: director.report_result(t, board, game_id, scores, winners))
         except TournamentError as exc:
             self.notice(f"{where}: {exc}")
+            return
+        if slightly and playing is not None:
+            self.notice(f"{where}: its players ({', '.join(playing)}) differ slightly from table "
+                        f"{pairing.table}'s ({', '.join(seated)}): result taken for the "
+                        "referee to check before confirming")
 
     def on_ruling(self, board: str, game_id: int, ruling: JSON) -> None:
         """A referee ruled a station's game on its board page: the table that holds the game's
