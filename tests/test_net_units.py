@@ -15,6 +15,7 @@ from pi_app.net.dashboard import ConfigError, load_config, main
 from pi_app.net.pages import json_for_script, render
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.net.svg import board_svg
+from pi_app.referee.joincode import read_join_code
 
 
 def test_topic_layout_and_names() -> None:
@@ -108,7 +109,11 @@ def test_setup_config_and_hash_password(tmp_path: Path, capsys: pytest.CaptureFi
     stations = json.loads((tmp_path / "stations.json").read_text())
     assert stations["t1"]["username"] == "t1" and stations["t1"]["topics"] == \
         "tiki/cup/board/t1/#"
-    assert (tmp_path / "broker" / "acl").read_text().count("%u") == len(topics.LEAVES)
+    # one line per leaf a station writes, and its own pairing that it reads (issue 33)
+    assert (tmp_path / "broker" / "acl").read_text().count("%u") == len(topics.LEAVES) + 1
+    code = read_join_code(stations["t1"]["join"])
+    assert (code.event, code.board, code.password) == ("cup", "t1", stations["t1"]["password"])
+    assert (tmp_path / "join" / "t2.svg").read_text().startswith("<?xml")
     config = load_config(tmp_path / "referee.toml")
     assert config.event == "cup" and config.broker.username == "referee"
     assert config.broker.password == (tmp_path / "referee.password").read_text().strip()

@@ -309,6 +309,8 @@ def cmd_hash_password(_args: argparse.Namespace) -> int:
 def cmd_setup(args: argparse.Namespace) -> int:
     from pi_app.net.broker import BrokerError, TlsFiles, new_password, write_broker_config
     from pi_app.net.topics import TopicError, board_prefix
+    from pi_app.referee.joincode import JoinCode
+    from pi_app.referee.qr import qr_code
 
     directory = Path(args.dir).resolve()
     boards = {b: new_password() for b in args.boards}
@@ -329,10 +331,17 @@ def cmd_setup(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     old = os.umask(0o077)
     try:
-        stations = {b: {"event": args.event, "board": b, "host": args.public_host or args.bind,
-                        "port": tls.port if tls else args.port, "username": b, "password": p,
-                        "tls": tls is not None, "topics": prefixes[b] + "/#"}
+        host, port = args.public_host or args.bind, tls.port if tls else args.port
+        joins = {b: JoinCode(host, port, args.event, b, p, tls is not None).text()
+                 for b, p in boards.items()}
+        stations = {b: {"event": args.event, "board": b, "host": host,
+                        "port": port, "username": b, "password": p,
+                        "tls": tls is not None, "topics": prefixes[b] + "/#", "join": joins[b]}
                     for b, p in boards.items()}
+        qr_dir = directory / "join"
+        qr_dir.mkdir(exist_ok=True)
+        for b, text in joins.items():  # one QR code per table, for the phone that sets it up
+            qr_code(text).save(str(qr_dir / f"{b}.svg"), scale=4, border=2)
         (directory / "stations.json").write_text(json.dumps(stations, indent=1) + "\n",
                                                  encoding="utf-8")
         (directory / "referee.password").write_text(referee_password + "\n", encoding="utf-8")
@@ -350,6 +359,10 @@ def cmd_setup(args: argparse.Namespace) -> int:
         os.umask(old)
     print(f"broker:   mosquitto -c {files.conf}")
     print(f"stations: {directory / 'stations.json'} (one password per board: keep it secret)")
+    print(f"join:     {directory / 'join'}/BOARD.svg, a QR code of each board's join code for "
+          "its first-boot form (as secret as its password)")
+    for b, text in joins.items():
+        print(f"  {b}: {text}")
     print(f"referee:  tikiboard referee run --config {config}")
     return 0
 

@@ -522,8 +522,8 @@ class Publisher:
         entry = link.by_mid.pop(mid, None)
         if failed:
             what = f"event {entry.event_id}" if entry is not None else "a message"
-            self._error(f"the broker refused {what} on {self.topic('events')}: {rc} "
-                        "(is the station's MQTT user name its board id?)")
+            self._error(refused_write(what, self.topic("events"), self.config.board,
+                                      self.config.broker.username or "", rc))
             link.refused = True
             return
         if entry is not None:
@@ -658,6 +658,22 @@ class Publisher:
 REFUSALS = {134: "MQTT: wrong password", 135: "MQTT: wrong password",
             138: "MQTT: not allowed", 133: "MQTT: bad client id",
             140: "MQTT: wrong login method"}
+
+
+def refused_write(what: str, topic: str, board: str, username: str,
+                  rc: ReasonCode | None) -> str:
+    """Why the broker refused a message it let the station log in for, named as it is: the
+    broker's ACL lets user U write only ``tiki/EVENT/board/U/...`` of the event it was set up
+    for, so the login was right and the event or the board name is not the broker's."""
+    if username and username != board:
+        cause = (f"the station logs in as {username!r} but is board {board!r}: the broker lets "
+                 "a station write only under its own user name")
+    else:
+        event = topic.split("/")[1] if topic.count("/") >= 2 else "?"
+        cause = (f"the broker was not set up for event {event!r} with board {board!r} (another "
+                 "event, or a board name it does not know)")
+    return (f"the broker refused {what} on {topic}: {rc}; {cause}. Set the station up again "
+            "with the join code that referee setup wrote for this board")
 
 
 def refusal_notice(rc: ReasonCode | None) -> str:
