@@ -868,6 +868,8 @@ def test_the_store_keeps_planned_rounds_forfeits_and_half_point_byes(tmp_path: P
     t = director.pair_next_round(t)
     t = director.confirm_result(t, 1, "A", winners=[0], forfeit=True)
     t = director.ask_half_bye(t, "p1")
+    t = director.set_round_clock(t, 45, 1_800_000_000.5)
+    assert t.rounds[0].ends == 1_800_002_700.5
     with TournamentStore(tmp_path / "t.db") as store:
         store.save(t, actor="A")
         assert store.load() == t

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import time
 from pathlib import Path
 
 import pytest
 from net_fixtures import EVENT, REFEREE, Broker, broker, wait_for
 from test_net_broker import _publish_as
 from test_station_bot import Table
-from test_tournament_dashboard import App
+from test_tournament_dashboard import App, login
 
 from pi_app.net import topics
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher
@@ -149,5 +151,39 @@ def test_near_misses_in_the_names_go_to_the_referee_and_a_swap_is_not_taken(
         app.station_game("b2", 4, two[::-1], 1, [0], [5, 2])
         assert app.t.rounds[0].table(2).result is None
         assert any("another seat order" in n and "not taken" in n for n in tdesk.notices)
+    finally:
+        app.close()
+
+
+def test_the_round_clock_is_shown_sent_to_the_boards_and_rulings_after_time_are_marked(
+        tmp_path: Path) -> None:
+    app = App(tmp_path)
+    sent: list[tuple[str, PairingPayload | None]] = []
+    try:
+        app.tdesk.send_pairing = lambda board, p: sent.append((board, p))
+        referee = login(app.server.port)
+        referee.ok("new", {"game": "manami", "seed": 1})
+        referee.ok("players", {"names": "Ana\nBen\nCai\nDai"})
+        referee.ok("pair", {})
+        referee.ok("boards", {"tables": {"1": "b1", "2": "b2"}})
+        assert all(p is not None and p.ends_in is None for _b, p in sent)
+        status, data = referee.post("clock", {"minutes": 601})
+        assert status == 409 and "1 to 600 minutes" in data["error"]
+        sent.clear()
+        referee.ok("clock", {"minutes": 30})
+        assert sorted(b for b, _p in sent) == ["b1", "b2"]        # the boards hear of it
+        assert all(p is not None and 1790 < (p.ends_in or 0) <= 1800 for _b, p in sent)
+        page = referee.get("/tournament").text
+        left = re.search(r'id="round-clock" data-left="(\d+)"', page)
+        assert left is not None and 1790 < int(left.group(1)) <= 1800
+        assert re.search(r'id="clock-left">(29:5\d|30:00) left<', page)
+        # the time ran out a minute ago: the page says so, and a ruling now is "after time"
+        app.tdesk.apply(lambda t: director.set_round_clock(t, 1, time.time() - 120))
+        page = referee.get("/tournament").text
+        assert "time is up: the referee rules the tables still playing" in page
+        referee.ok("confirm", {"table": 1, "scores": [5, 2], "winners": [0]})
+        assert "confirmed (corrected) (after time)" in referee.get("/tournament").text
+        referee.ok("clock", {"minutes": None})                    # stopped
+        assert 'id="round-clock"' not in referee.get("/tournament").text
     finally:
         app.close()

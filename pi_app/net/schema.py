@@ -179,6 +179,9 @@ class PairingPayload:
     game: str
     players: list[str]
     t: float | None = None
+    ends_in: float | None = None
+    """Seconds of the round clock left when this was sent (None: no clock). A count, not a
+    time of day: a station's clock at a venue may be minutes off the referee's."""
 
 
 def read_pairing(payload: bytes) -> PairingPayload | None:

@@ -23,11 +23,12 @@ must refuse (hints, for now: off in tournament play). The broker's ACL lets only
 write it and every user read it; an empty retained message clears it (everything allowed).
 
 And one per board, from the referee to that station only: ``tiki/EVENT/pairing/BOARD``
-(retained, QoS 1) ``{"round", "table", "game", "players", "t"}``, the table the board serves
-this round with the names in seat order (seat 1 moves first), so the players only press OK at
-the station (``pi_app.net.schema.PairingPayload``). The ACL lets only the referee write it and
-only that board read it (``pattern read tiki/EVENT/pairing/%u``); an empty retained message
-clears it (the board serves no table). It lives outside ``board/BOARD/`` on purpose: a station
+(retained, QoS 1) ``{"round", "table", "game", "players", "t", "ends_in"}``, the table the
+board serves this round with the names in seat order (seat 1 moves first) and the seconds
+left on the round clock, so the players only press OK at the station
+(``pi_app.net.schema.PairingPayload``). The ACL lets only the referee write it and only that
+board read it (``pattern read tiki/EVENT/pairing/%u``); an empty retained message clears it
+(the board serves no table). It lives outside ``board/BOARD/`` on purpose: a station
 writes every leaf there, and must never write its own pairing.
 
 ``seq`` increases by one per event across a station's games (SQLite AUTOINCREMENT in one file):

@@ -14,6 +14,7 @@ event's current value on the dashboard's event loop, saves it after every step
 ``POST /api/tournament/new``        ``{"game", "event"?, "seed"?, "rounds"?}``: start the event's
                                     tournament (``rounds``: how many are planned)
 ``POST /api/tournament/rounds``     ``{"rounds"}``: plan the number of rounds
+``POST /api/tournament/clock``      ``{"minutes", "round"?}``: start the round clock (null: stop)
 ``POST /api/tournament/players``    ``{"names"}``: one a line, ``Name, 1850`` for a rating
 ``POST /api/tournament/withdraw``   ``{"player", "withdrawn"?}`` (a player id, ``p3``)
 ``POST /api/tournament/halfbye``    ``{"player", "wanted"?}``: a half-point bye next round
@@ -157,7 +158,7 @@ class TournamentDesk:
         self.send_pairing: Callable[[str, PairingPayload | None], None] | None = None
         """Sends a board its pairing, retained (None clears it); must not block the loop (the
         dashboard hands the publishing to a thread). None: no broker here."""
-        self.sent: dict[str, tuple[int, int, str, tuple[str, ...]]] = {}
+        self.sent: dict[str, tuple[int, int, str, tuple[str, ...], float | None]] = {}
         """What each board was last sent: round, table, game, names (nothing: cleared)."""
 
     def on_locks(self, locks: LocksPayload) -> None:
@@ -188,16 +189,17 @@ class TournamentDesk:
         self.push_pairings()
         return tournament
 
-    def pairings_due(self) -> dict[str, tuple[int, int, str, tuple[str, ...]]]:
+    def pairings_due(self) -> dict[str, tuple[int, int, str, tuple[str, ...], float | None]]:
         """Each board that serves a table of the current round still waiting for its game:
-        round, table, game and the names in seat order. A table with a result is not offered
-        any more (a station restarting must not offer the finished game again)."""
+        round, table, game, the names in seat order and when the round clock ends. A table
+        with a result is not offered any more (a station restarting must not offer the
+        finished game again)."""
         tournament = self.tournament
         if tournament is None or tournament.current is None:
             return {}
         rnd = tournament.current
         return {p.board: (rnd.number, p.table, tournament.game.value,
-                          tuple(tournament.player(pid).name for pid in p.seats))
+                          tuple(tournament.player(pid).name for pid in p.seats), rnd.ends)
                 for p in rnd.pairings if p.board and not p.bye and p.result is None}
 
     def push_pairings(self, everything: bool = False) -> None:
@@ -216,8 +218,10 @@ class TournamentDesk:
                 send(board, None)
                 continue
             self.sent[board] = wanted
-            number, table, game, names = wanted
-            send(board, PairingPayload(number, table, game, list(names), time.time()))
+            number, table, game, names, ends = wanted
+            now = time.time()
+            send(board, PairingPayload(number, table, game, list(names), now,
+                                       None if ends is None else max(0.0, ends - now)))
 
     def start(self, event: str, game: str, seed: int, rounds: int | None = None) -> Tournament:
         if self.tournament is not None:
@@ -506,6 +510,12 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         rounds = _int(body.get("rounds"), "rounds")
         tdesk.apply(lambda t: director.plan_rounds(t, rounds))
 
+    def clock(_user: str, body: Mapping[str, Any]) -> None:
+        minutes = body.get("minutes")
+        wanted = None if minutes in (None, "", 0) else _int(minutes, "minutes")
+        number = _round_of(body)
+        tdesk.apply(lambda t: director.set_round_clock(t, wanted, time.time(), number))
+
     def halfbye(_user: str, body: Mapping[str, Any]) -> None:
         player = body.get("player")
         if not isinstance(player, str):
@@ -594,6 +604,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament/withdraw", action(withdraw), methods=post),
         Route("/api/tournament/halfbye", action(halfbye), methods=post),
         Route("/api/tournament/rounds", action(plan), methods=post),
+        Route("/api/tournament/clock", action(clock), methods=post),
         Route("/api/tournament/pair", action(pair), methods=post),
         Route("/api/tournament/boards", action(boards), methods=post),
         Route("/api/tournament/confirm", action(confirm), methods=post),

@@ -307,6 +307,36 @@ def _crosstable(t: Tournament, _: Say) -> str:
             f'<p class="key">{_e(key)}</p></section>')
 
 
+def _clock(t: Tournament, referee: bool, now: float, _: Say) -> str:
+    """The current round's clock: what is left (the script counts it down), and the referee's
+    form to start it. At time nothing happens by itself: the referee rules the tables still
+    playing, and each ruling is logged with its time (marked "after time" under Rulings)."""
+    rnd = t.current
+    if rnd is None or t.finished:
+        return ""
+    ends = rnd.ends
+    up = _("time is up: the referee rules the tables still playing")
+    left_word = _("{time} left")
+    shown = ""
+    if ends is not None:
+        left = max(0, int(ends - now))
+        text = up if left == 0 else left_word.format(time=f"{left // 60}:{left % 60:02d}")
+        title = _("Round clock")
+        shown = (f'<p id="round-clock" data-left="{left}" data-word="{_e(left_word)}" '
+                 f'data-up="{_e(up)}">{_e(title)}: <span id="clock-left">'
+                 f"{_e(text)}</span></p>")
+    form = ""
+    if referee:
+        minutes = "" if rnd.minutes is None else str(rnd.minutes)
+        label, button = _e(_("minutes")), _e(_("Start the round clock"))
+        form = _form("clock", f'<input type="hidden" name="round" data-type="int" '
+                              f'value="{rnd.number}"><label>{label} <input name="minutes" '
+                              f'data-type="int" type="number" min="1" max="600" size="4" '
+                              f'value="{minutes}" id="clock-minutes"></label><button '
+                              f'type="submit" id="clock-start">{button}</button>', "clock-form")
+    return shown + form
+
+
 def _plan_form(t: Tournament, _: Say) -> str:
     """The referee says how many rounds the event has."""
     value = "" if t.planned is None else str(t.planned)
@@ -338,13 +368,17 @@ HISTORY_SHOWN = 100
 """How many rulings the page lists, newest first (the store keeps every one)."""
 
 
-def _history(history: Sequence[Confirmation], _: Say) -> str:
+def _history(t: Tournament, history: Sequence[Confirmation], _: Say) -> str:
     """The audit trail: every confirmation and every one taken back, newest first, so a
-    disputed result can be traced to who ruled what and when."""
+    disputed result can be traced to who ruled what and when (and whether after the round's
+    time was up)."""
     if not history:
         return ""
+    ends = {rnd.number: rnd.ends for rnd in t.rounds}
     rows = []
     for c in list(reversed(history))[:HISTORY_SHOWN]:
+        late = ends.get(c.round)
+        after = " (" + _("after time") + ")" if late is not None and c.t > late else ""
         when = time.strftime("%H:%M:%S", time.localtime(c.t))
         if c.action == "unconfirm":
             what = _("taken back")
@@ -357,7 +391,7 @@ def _history(history: Sequence[Confirmation], _: Say) -> str:
         winners = " ".join(str(w + 1) for w in c.winners) or _("draw")
         scores = " : ".join(str(s) for s in c.scores)
         rows.append(f'<tr data-action="{_e(c.action)}"><td>{_e(when)}</td><td>{c.round}</td>'
-                    f"<td>{c.table}</td><td>{_e(c.referee)}</td><td>{_e(what)}</td>"
+                    f"<td>{c.table}</td><td>{_e(c.referee)}</td><td>{_e(what + after)}</td>"
                     f"<td>{_e(scores)}</td><td>{_e(winners)}</td></tr>")
     heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
         N_("Time"), N_("Round"), N_("Table"), N_("Referee"), N_("Ruling"), N_("Scores"),
@@ -372,7 +406,7 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
               referee: bool, event: str, lang: str = "en",
               locks: LocksPayload | None = None,
               history: Sequence[Confirmation] = (),
-              stations: Mapping[str, str] | None = None) -> str:
+              stations: Mapping[str, str] | None = None, now: float | None = None) -> str:
     """The page's changing part: everything below the header, in ``lang``; ``history`` is the
     store's audit trail (oldest first); ``stations`` each board's status from the desk."""
     _ = translator(lang).gettext
@@ -412,9 +446,10 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
         round_word = _e(_("round {number}")).format(number=shown)
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
              f"<p>{_e(game_title(get_game(t.game.value).title, _))} \u00b7 {_e(players)} \u00b7 "
-             f"{round_word}</p>{pair}{records}</section>")
+             f"{round_word}</p>{pair}"
+             f"{_clock(t, referee, time.time() if now is None else now, _)}{records}</section>")
     return (title + hints + notes + _standings(t, _) + _crosstable(t, _) + rounds
-            + _history(history, _) + _players(t, referee, _))
+            + _history(t, history, _) + _players(t, referee, _))
 
 
 TOURNAMENT_JS = r"""
@@ -504,4 +539,17 @@ live.addEventListener("submit", async (event) => {
   if (response.ok) await refresh(true);
 });
 setInterval(() => refresh(false), 1500);
+// The round clock counts down between refreshes; a refresh brings the server's count again.
+let clockAt = 0, clockLeft = -1;
+setInterval(() => {
+  const clock = document.getElementById("round-clock");
+  const shown = document.getElementById("clock-left");
+  if (!clock || !shown) return;
+  if (clock.dataset.left !== String(clockLeft)) {
+    clockLeft = Number(clock.dataset.left); clockAt = Date.now();
+  }
+  const left = Math.max(0, clockLeft - Math.floor((Date.now() - clockAt) / 1000));
+  const mmss = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+  shown.textContent = left === 0 ? clock.dataset.up : clock.dataset.word.split("{time}").join(mmss);
+}, 1000);
 """

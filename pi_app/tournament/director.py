@@ -159,6 +159,23 @@ def pair_next_round(tournament: Tournament) -> Tournament:
                    half_byes=())
 
 
+#: The longest round clock, minutes (a long game of Topple with its tie-break fits in 3 hours).
+CLOCK_MAX = 600
+
+
+def set_round_clock(tournament: Tournament, minutes: int | None, now: float,
+                    round_number: int | None = None) -> Tournament:
+    """Start the round clock: ``minutes`` from ``now`` (a new time starts it again from now);
+    None stops it. Defaults to the current round."""
+    rnd = _round(tournament, round_number)
+    if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int)
+                                or not 1 <= minutes <= CLOCK_MAX):
+        raise TournamentError(f"a round clock runs 1 to {CLOCK_MAX} minutes, not {minutes!r}")
+    clocked = replace(rnd, minutes=minutes, started=None if minutes is None else now)
+    return replace(tournament, rounds=tuple(clocked if r.number == rnd.number else r
+                                            for r in tournament.rounds))
+
+
 def _replace_pairing(tournament: Tournament, number: int, pairing: Pairing) -> Tournament:
     rounds = tuple(
         replace(rnd, pairings=tuple(pairing if p.table == pairing.table else p

@@ -108,10 +108,24 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Round:
-    """A round's tables, numbered from 1 in order of strength; a bye comes last."""
+    """A round's tables, numbered from 1 in order of strength; a bye comes last.
+
+    ``minutes`` and ``started`` are the round clock the referee set (the referee's wall clock,
+    seconds since the epoch): the round ends at ``started + minutes * 60``. What happens to a
+    table still playing then is the referee's ruling, logged with its time like any other.
+    """
 
     number: int
     pairings: tuple[Pairing, ...]
+    minutes: int | None = None
+    started: float | None = None
+
+    @property
+    def ends(self) -> float | None:
+        """When the round's time is up, or None without a clock."""
+        if self.minutes is None or self.started is None:
+            return None
+        return self.started + self.minutes * 60
 
     @property
     def done(self) -> bool:

@@ -5,7 +5,7 @@ marked ``+`` when opened, with defaults that say what version 1 meant)::
 
     event(id = 1, name, game, seed, +planned, +half_byes)     the one tournament of this file
     players(id, position, name, rating, withdrawn)            entry order = position
-    rounds(number)
+    rounds(number, +minutes, +started)                        the round clock, if set
     pairings(round, table_no, seats, board, +half)            seats: JSON list of ids, move order
     results(round, table_no, scores, winners, board, game_id, confirmed_by, corrected, +forfeit)
     confirmations(id, round, table_no, referee, scores, winners, corrected, t, action)
@@ -70,7 +70,9 @@ ADDED = (("confirmations", "action", "TEXT NOT NULL DEFAULT 'confirm'"),
          ("event", "planned", "INTEGER"),
          ("event", "half_byes", "TEXT NOT NULL DEFAULT '[]'"),
          ("pairings", "half", "INTEGER NOT NULL DEFAULT 0"),
-         ("results", "forfeit", "INTEGER NOT NULL DEFAULT 0"))
+         ("results", "forfeit", "INTEGER NOT NULL DEFAULT 0"),
+         ("rounds", "minutes", "INTEGER"),
+         ("rounds", "started", "REAL"))
 """Columns of schema 2, added to a version 1 file (and to a new one) when it is opened."""
 
 
@@ -173,7 +175,8 @@ class TournamentStore:
                 [(p.id, i, p.name, p.rating, int(p.withdrawn))
                  for i, p in enumerate(tournament.players)])
             for rnd in tournament.rounds:
-                db.execute("INSERT INTO rounds (number) VALUES (?)", (rnd.number,))
+                db.execute("INSERT INTO rounds (number, minutes, started) VALUES (?, ?, ?)",
+                           (rnd.number, rnd.minutes, rnd.started))
                 for pairing in rnd.pairings:
                     self._save_pairing(rnd.number, pairing, before, now)
             still = {(r, t) for r, t in db.execute(
@@ -242,7 +245,8 @@ class TournamentStore:
                 "SELECT round, table_no, scores, winners, board, game_id, confirmed_by, "
                 "corrected, forfeit FROM results")}
         rounds = []
-        for (number,) in db.execute("SELECT number FROM rounds ORDER BY number").fetchall():
+        for number, minutes, started in db.execute(
+                "SELECT number, minutes, started FROM rounds ORDER BY number").fetchall():
             pairings = []
             for table, seats, board, half in db.execute(
                     "SELECT table_no, seats, board, half FROM pairings WHERE round = ? "
@@ -252,7 +256,9 @@ class TournamentStore:
                     raise ValueError(f"round {number} table {table} seats an unknown player")
                 pairings.append(Pairing(int(table), ids, board, results.get((number, table)),
                                         bool(half)))
-            rounds.append(Round(int(number), tuple(pairings)))
+            rounds.append(Round(int(number), tuple(pairings),
+                                None if minutes is None else int(minutes),
+                                None if started is None else float(started)))
         asked = tuple(json.loads(half_byes))
         if not set(asked) <= known:
             raise ValueError("a half-point bye is asked for an unknown player")
