@@ -128,3 +128,29 @@ def test_setup_config_and_hash_password(tmp_path: Path, capsys: pytest.CaptureFi
     with pytest.raises(ConfigError):
         load_config(tmp_path / "bad.toml")
     assert main(["export", "--config", str(tmp_path / "referee.toml")]) == 2   # no ledger yet
+
+
+def test_referee_setup_writes_the_bridges_of_an_event_over_several_venues(
+        tmp_path: Path) -> None:
+    central = tmp_path / "central"
+    assert main(["setup", "--dir", str(central), "--event", "cup", "--boards", "a1", "a2", "b1",
+                 "--bridges", "hallA=a1,a2", "hallB=b1"]) == 0
+    bridges = json.loads((central / "bridges.json").read_text())
+    assert bridges["hallA"]["boards"] == ["a1", "a2"]
+    acl = (central / "broker" / "acl").read_text()
+    hall_a = acl.split("user hallA\n")[1].split("\n\n")[0]
+    assert "topic write tiki/cup/board/a1/events" in hall_a and "board/b1/" not in hall_a
+    assert "topic read tiki/cup/pairing/a2" in hall_a
+    assert main(["setup", "--dir", str(tmp_path / "x"), "--event", "cup", "--boards", "a1",
+                 "--bridges", "hallA=zz"]) == 2
+    secret = tmp_path / "hallA.password"
+    secret.write_text(bridges["hallA"]["password"] + "\n")
+    venue = tmp_path / "venue"
+    assert main(["setup", "--dir", str(venue), "--event", "cup", "--boards", "a1", "a2",
+                 "--central", "10.0.0.9:1883", "--bridge-user", "hallA",
+                 "--bridge-password-file", str(secret)]) == 0
+    conf = (venue / "broker" / "mosquitto.conf").read_text()
+    assert "address 10.0.0.9:1883" in conf and "topic tiki/cup/board/# out 1" in conf
+    assert f"remote_password {bridges['hallA']['password']}" in conf
+    assert main(["setup", "--dir", str(tmp_path / "y"), "--event", "cup", "--boards", "a1",
+                 "--central", "10.0.0.9:1883"]) == 2

@@ -307,7 +307,13 @@ def cmd_hash_password(_args: argparse.Namespace) -> int:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from pi_app.net.broker import BrokerError, TlsFiles, new_password, write_broker_config
+    from pi_app.net.broker import (
+        Bridge,
+        BrokerError,
+        TlsFiles,
+        new_password,
+        write_broker_config,
+    )
     from pi_app.net.topics import TopicError, board_prefix
     from pi_app.referee.joincode import JoinCode
     from pi_app.referee.qr import qr_code
@@ -321,11 +327,32 @@ def cmd_setup(args: argparse.Namespace) -> int:
             return _fail("--tls-cert and --tls-key go together")
         tls = TlsFiles(Path(args.tls_cert).resolve(), Path(args.tls_key).resolve(),
                        args.tls_port)
+    bridges: dict[str, tuple[str, list[str]]] = {}
+    for given in args.bridges:
+        venue, _, names = given.partition("=")
+        listed = [b for b in names.split(",") if b]
+        unknown = [b for b in listed if b not in boards]
+        if not venue or not listed or unknown:
+            return _fail(f"--bridges {given!r}: VENUE=BOARD,BOARD with boards of --boards"
+                         + (f" ({', '.join(unknown)} is not)" if unknown else ""))
+        bridges[venue] = (new_password(), listed)
+    bridge = None
+    if args.central:
+        host, _, port_text = args.central.rpartition(":")
+        if not host or not port_text.isdigit() or not args.bridge_user \
+                or not args.bridge_password_file:
+            return _fail("--central HOST:PORT goes with --bridge-user and "
+                         "--bridge-password-file (the central setup's bridges.json)")
+        try:
+            secret = Path(args.bridge_password_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            return _fail(f"cannot read the bridge password: {exc}")
+        bridge = Bridge(host, int(port_text), args.bridge_user, secret)
     try:
         files = write_broker_config(directory / "broker", event=args.event, boards=boards,
                                     referee_user=args.referee_user,
                                     referee_password=referee_password, port=args.port,
-                                    bind=args.bind, tls=tls)
+                                    bind=args.bind, tls=tls, bridge=bridge, bridges=bridges)
         prefixes = {b: board_prefix(args.event, b) for b in boards}
     except (BrokerError, TopicError) as exc:
         return _fail(str(exc))
@@ -345,6 +372,10 @@ def cmd_setup(args: argparse.Namespace) -> int:
         (directory / "stations.json").write_text(json.dumps(stations, indent=1) + "\n",
                                                  encoding="utf-8")
         (directory / "referee.password").write_text(referee_password + "\n", encoding="utf-8")
+        if bridges:
+            (directory / "bridges.json").write_text(json.dumps(
+                {v: {"user": v, "password": p, "boards": b} for v, (p, b) in bridges.items()},
+                indent=1) + "\n", encoding="utf-8")
         config = directory / "referee.toml"
         if not config.exists():
             config.write_text(
@@ -364,6 +395,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
     for b, text in joins.items():
         print(f"  {b}: {text}")
     print(f"referee:  tikiboard referee run --config {config}")
+    if bridges:
+        print(f"bridges:  {directory / 'bridges.json'}: give each venue its user and password "
+              "(referee setup --central HOST:PORT --bridge-user VENUE --bridge-password-file F)")
     return 0
 
 
@@ -389,6 +423,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--tls-cert", help="broker certificate (PEM): adds a TLS listener")
     p.add_argument("--tls-key", help="broker private key (PEM)")
     p.add_argument("--tls-port", type=int, default=8883, help="TLS listener port")
+    p.add_argument("--bridges", nargs="+", default=[], metavar="VENUE=BOARD,BOARD",
+                   help="central broker of several venues: a bridge user per venue, allowed "
+                        "only that venue's boards (passwords into bridges.json)")
+    p.add_argument("--central", metavar="HOST:PORT",
+                   help="a venue's broker: bridge to the event's central broker")
+    p.add_argument("--bridge-user", help="with --central: this venue's bridge user")
+    p.add_argument("--bridge-password-file",
+                   help="with --central: the file holding its password (from bridges.json)")
     p.set_defaults(func=cmd_setup)
 
     p = sub.add_parser("hash-password", help="hash a referee password (read from stdin)")
