@@ -35,8 +35,8 @@ BRIDGE = "venue-a"
 
 
 class Pair:
-    def __init__(self, central: int, venue: int, venue_files: Path) -> None:
-        self.central, self.venue, self.venue_files = central, venue, venue_files
+    def __init__(self, central: int, venue: int, venue_broker: BrokerProcess) -> None:
+        self.central, self.venue, self.venue_broker = central, venue, venue_broker
 
     def as_(self, port: int, user: str, password: str) -> BrokerOptions:
         return BrokerOptions(host="127.0.0.1", port=port, username=user, password=password)
@@ -60,10 +60,11 @@ def brokers(tmp_path: Path) -> Iterator[Pair]:
     for process in processes:
         process.start()
     try:
-        yield Pair(central_port, venue_port, tmp_path)
+        yield Pair(central_port, venue_port, processes[1])
     finally:
         for process in processes:
-            process.stop()
+            if process.pid is not None:
+                process.stop()
 
 
 def _listen(options: BrokerOptions, port: int, pattern: str) -> tuple[mqtt.Client, list[str]]:
@@ -115,7 +116,9 @@ def test_a_venues_bridge_may_write_only_its_own_boards_at_the_centre(brokers: Pa
         @staticmethod
         def options(user: str) -> BrokerOptions:
             return brokers.as_(brokers.central, user, "pw-bridge")
-    # the venue's own bridge is connected under this user: use another client id's session
+    # The venue's bridge is connected under this user, and a client's id is its user name:
+    # with the venue up, its bridge and this test would take the session from each other.
+    brokers.venue_broker.stop()
     own = topics.topic(EVENT, "beta", "events")
     other = topics.topic(EVENT, "gamma", "events")
     assert _publish_as(Central, BRIDGE, other, b"{}") == (135, True)  # type: ignore[arg-type]
