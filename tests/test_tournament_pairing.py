@@ -8,6 +8,7 @@ result is in; the real broker lets only the referee write a pairing and only its
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -185,5 +186,33 @@ def test_the_round_clock_is_shown_sent_to_the_boards_and_rulings_after_time_are_
         assert "confirmed (corrected) (after time)" in referee.get("/tournament").text
         referee.ok("clock", {"minutes": None})                    # stopped
         assert 'id="round-clock"' not in referee.get("/tournament").text
+    finally:
+        app.close()
+
+
+def test_the_print_view_has_the_pairings_a_card_a_table_and_the_standings(
+        tmp_path: Path) -> None:
+    app = App(tmp_path)
+    try:
+        referee = login(app.server.port)
+        assert referee.get("/tournament/print").status == 404        # no tournament yet
+        referee.ok("new", {"game": "manami", "seed": 1})
+        referee.ok("players", {"names": "Ana\nBen\n<b>Cai</b>\nDai\nEve"})
+        referee.ok("pair", {})
+        referee.ok("boards", {"tables": {"1": "b1", "2": "b2"}})
+        page = referee.get("/tournament/print")
+        assert page.status == 200 and "<script" not in page.text and "<form" not in page.text
+        text = page.text
+        assert "<b>Cai</b>" not in text and "&lt;b&gt;Cai&lt;/b&gt;" in text
+        assert text.count('class="card"') == 2                      # the bye has no card
+        t = app.t
+        first = t.rounds[0].table(1)
+        card = text.split('class="card"')[1]
+        assert "Table 1 \u00b7 b1" in card and all(
+            f"{n}. {html.escape(t.player(pid).name)}" in card
+            for n, pid in enumerate(first.seats, 1))
+        assert 'id="standings"' in text and 'href="/static/print.css"' in text
+        assert referee.get("/static/print.css").status == 200
+        assert referee.get("/tournament/print?round=x").status == 400
     finally:
         app.close()

@@ -11,6 +11,7 @@ event's current value on the dashboard's event loop, saves it after every step
 ``GET /tournament/standings.csv``   the standings (confirmed results only)
 ``GET /tournament/pairings.csv``    every round's tables, boards and results
 ``GET /tournament/records.json``    referee: every tournament game's record, from the ledger
+``GET /tournament/print?round=N``   pairings, table cards and standings for paper (no script)
 ``POST /api/tournament/new``        ``{"game", "event"?, "seed"?, "rounds"?}``: start the event's
                                     tournament (``rounds``: how many are planned)
 ``POST /api/tournament/rounds``     ``{"rounds"}``: plan the number of rounds
@@ -70,7 +71,14 @@ from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.desk import Desk
 from pi_app.net.schema import LocksPayload, PairingPayload
-from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html, page_words
+from pi_app.net.tournament_pages import (
+    PRINT_CSS,
+    TOURNAMENT_HTML,
+    TOURNAMENT_JS,
+    live_html,
+    page_words,
+    print_html,
+)
 from pi_app.tournament import director, export
 from pi_app.tournament.director import LateCorrection
 from pi_app.tournament.model import Tournament, TournamentError
@@ -588,6 +596,21 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         tdesk.apply(lambda t: director.unconfirm_result(t, table, round_number=number,
                                                         late_ok=late_ok), user)
 
+    async def printed(request: Request) -> Response:
+        if tdesk.tournament is None:
+            return refuse(404, "no tournament yet")
+        wanted = request.query_params.get("round")
+        try:
+            number = None if not wanted else _int(wanted, "round")
+        except BadRequest as exc:
+            return refuse(400, str(exc))
+        return HTMLResponse(print_html(tdesk.tournament, desk.event, number, reader(request)),
+                            headers={"vary": "Accept-Language"})
+
+    async def print_css(_request: Request) -> Response:
+        return Response(PRINT_CSS, media_type="text/css",
+                        headers={"cache-control": "max-age=300"})
+
     async def script(_request: Request) -> Response:
         return Response(TOURNAMENT_JS, media_type="text/javascript",
                         headers={"cache-control": "max-age=300"})
@@ -599,6 +622,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/tournament/standings.csv", csv_of(export.standings_csv, "standings")),
         Route("/tournament/pairings.csv", csv_of(export.pairings_csv, "pairings")),
         Route("/tournament/records.json", records),
+        Route("/tournament/print", printed),
         Route("/api/tournament/new", action(new), methods=post),
         Route("/api/tournament/players", action(players), methods=post),
         Route("/api/tournament/withdraw", action(withdraw), methods=post),
@@ -611,4 +635,5 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament/unconfirm", action(unconfirm), methods=post),
         Route("/api/tournament/hints", action(hints), methods=post),
         Route("/static/tournament.js", script),
+        Route("/static/print.css", print_css),
     ]

@@ -435,6 +435,8 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
     every = _e(_("every game's record (JSON)"))
     records = (f'<p><a href="/tournament/records.json" id="records" download>{every}</a></p>'
                if referee else "")
+    printed = _e(_("Print view: pairings, table cards, standings"))
+    records += f'<p><a href="/tournament/print" id="print-link">{printed}</a></p>'
     players = _("{count} players").format(count=len(t.players))
     shown = f'<span id="round-number">{len(t.rounds)}</span>'
     if not t.rounds:
@@ -450,6 +452,56 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
              f"{_clock(t, referee, time.time() if now is None else now, _)}{records}</section>")
     return (title + hints + notes + _standings(t, _) + _crosstable(t, _) + rounds
             + _history(t, history, _) + _players(t, referee, _))
+
+
+PRINT_CSS = """
+body{font-family:system-ui,sans-serif;margin:1em;color:#000;background:#fff}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;border:1px solid #999;
+text-align:left}.cards{display:flex;flex-wrap:wrap;gap:.6em}
+.card{border:2px solid #000;padding:.6em 1em;width:16em;break-inside:avoid}
+.card h3{margin:0 0 .3em}.card p{font-size:1.3em;margin:.15em 0}
+section{break-after:page}@media print{nav{display:none}}
+"""
+"""The print view's own style, served as ``/static/print.css`` (the Content-Security-Policy
+allows no inline style)."""
+
+
+def print_html(t: Tournament, event: str, round_number: int | None, lang: str = "en") -> str:
+    """Pairings, table cards and standings for paper: the round's tables with boards and
+    names in seat order, one card a table to put on it, and the standings (final once the
+    last planned round is confirmed). Everything escaped; no script, no forms."""
+    _ = translator(lang).gettext
+    rnd = t.current if round_number is None else next(
+        (r for r in t.rounds if r.number == round_number), None)
+    parts = [f"<h1>{_e(t.event)}</h1>"]
+    if rnd is not None:
+        title = _e(_("Round {number}").format(number=rnd.number))
+        heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
+            N_("Table"), N_("Board"), N_("Seats (first moves first)"), N_("Result")))
+        rows = "".join(
+            f"<tr><td>{p.table}</td><td>{_e(p.board or '')}</td><td>{_seats(t, p)}</td>"
+            f"<td>{_e(result_text(p))}</td></tr>" for p in rnd.pairings)
+        parts.append(f'<section id="print-pairings"><h2>{title}</h2><table><thead><tr>{heads}'
+                     f"</tr></thead><tbody>{rows}</tbody></table></section>")
+        cards = []
+        for p in rnd.pairings:
+            if p.bye:
+                continue
+            label = _e(_("Table {number}").format(number=p.table))
+            names = "".join(f"<p>{n}. {_e(t.player(pid).name)}</p>"
+                            for n, pid in enumerate(p.seats, start=1))
+            board = " \u00b7 " + _e(p.board) if p.board else ""
+            cards.append(f'<div class="card"><h3>{title} \u00b7 {label}{board}</h3>{names}'
+                         "</div>")
+        heading = _e(_("Table cards"))
+        parts.append(f'<section id="print-cards"><h2>{heading}</h2><div class="cards">'
+                     f'{"".join(cards)}</div></section>')
+    parts.append(_standings(t, _).replace('<div class="scroll">', "<div>"))
+    printed = _("Print")
+    return (f'<!doctype html><html lang="{_e(lang)}"><head><meta charset="utf-8">'
+            f"<title>{_e(printed)} \u00b7 {_e(event)}</title>"
+            '<link rel="stylesheet" href="/static/print.css">'
+            f"</head><body>{''.join(parts)}</body></html>")
 
 
 TOURNAMENT_JS = r"""
