@@ -23,7 +23,7 @@ from pi_app.referee.station import Station
 from pi_app.referee.store import EventStore
 
 if TYPE_CHECKING:
-    from pi_app.net.schema import LocksPayload
+    from pi_app.net.schema import LocksPayload, PairingPayload
 
 log = logging.getLogger("pi_app.referee.daemon")  # the journal's lines keep their source
 
@@ -64,11 +64,17 @@ def start_network(config: Config, station: Station, store: EventStore, notices: 
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(lambda: station.lock_hints(by, station.clock()))
 
+        def pairing(payload: PairingPayload | None) -> None:  # from paho's thread
+            offer = None if payload is None else (payload.round, payload.table, payload.game,
+                                                  tuple(payload.players))
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(lambda: station.offer_pairing(offer, station.clock()))
+
         try:
             from pi_app.net import mqtt
 
             tasks.append(mqtt.start_publisher(station.feed, store, config, on_link=mqtt_news,
-                                              on_locks=locks))
+                                              on_locks=locks, on_pairing=pairing))
         except Exception:
             log.exception("the MQTT publisher could not start")
     return tasks

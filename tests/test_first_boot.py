@@ -31,6 +31,7 @@ from net_fixtures import request
 from test_game_change_and_names import play_then_stop, shows, until
 
 from pi_app.net.broker import free_port, wait_connectable
+from pi_app.net.mqtt import refused_write
 from pi_app.referee.config import ConfigError, load_config, parse_config
 from pi_app.referee.daemon import Hardware
 from pi_app.referee.firstboot import (
@@ -41,6 +42,7 @@ from pi_app.referee.firstboot import (
     qr_address,
     write_private,
 )
+from pi_app.referee.joincode import JoinCode, JoinCodeError, read_join_code
 from pi_app.referee.qr import qr_code
 from pi_app.referee.station import Station
 
@@ -157,7 +159,7 @@ def test_set_up_at_the_table_names_the_station_and_restarts_it(tmp_path: Path,
         assert (await http(port, "GET", "/SETUP")).headers["location"] == "/setup"
         page = (await http(port, "GET", "/setup")).text  # the form posts what the tests post
         names = set(re.findall(r'<(?:input|select) name="(\w+)"', page))
-        assert names == {"code", "mqtt_password", *GOOD}
+        assert names == {"code", "join", "mqtt_password", *GOOD}
         assert '<form method="post" action="/setup"' in page and "<script" not in page
 
         # Wrong codes: refused, then braked.
@@ -368,3 +370,35 @@ def test_a_wifi_name_that_begins_with_a_dash_never_reaches_nmcli(
     assert "nmcli option" in Wifi().connect("--ask", PASSPHRASE)
     assert not log.exists()
     assert Wifi().connect("Tiki-net", PASSPHRASE) == "" and log.exists()  # the fake runs
+
+
+# -- a tournament station joins with one code (issue 33) ------------------------------------------
+def test_a_join_code_fills_the_board_and_the_broker_and_a_bad_one_says_why(
+        tmp_path: Path) -> None:
+    code = JoinCode("10.0.0.2", 1884, "open25", "table-4", "s3cret pw", tls=True)
+    text = code.text()
+    assert text.startswith("TIKI1-") and read_join_code(" " + text.lower() + "\n") == code
+    _config, setup = load_for_run(tmp_path / "t.toml", first_boot=True)
+    assert setup is not None
+    _, written = setup.answers_to_toml({**GOOD, "board": "", "join": text, "ssid": "",
+                                        "passphrase": ""})
+    mqtt = written.mqtt
+    assert written.station.board == "table-4" and mqtt.enabled
+    assert (mqtt.host, mqtt.port, mqtt.event, mqtt.username, mqtt.password, mqtt.tls) == (
+        "10.0.0.2", 1884, "open25", "table-4", "s3cret pw", True)
+    for bad, why in (("hello", "not a join code: a join code starts with TIKI1-"),
+                     (text[:-3], "damaged: a character is missing or wrong"),
+                     (text[:10] + ("A" if text[10] != "A" else "B") + text[11:], "damaged")):
+        with pytest.raises(SetupError, match=why) as refused:
+            setup.answers_to_toml({**GOOD, "join": bad, "ssid": "", "passphrase": ""})
+        assert refused.value.field == "join" and "Join code" in str(refused.value)
+    with pytest.raises(JoinCodeError, match="bad name"):
+        read_join_code(JoinCode("h", 1, "open/25", "t", "p").text())
+
+
+def test_a_refused_message_names_the_real_cause() -> None:
+    wrong_event = refused_write("event 3", "tiki/cup/board/t1/events", "t1", "t1", None)
+    assert "not set up for event 'cup' with board 't1'" in wrong_event
+    assert "join code" in wrong_event and "user name its board" not in wrong_event
+    wrong_user = refused_write("event 3", "tiki/cup/board/t1/events", "t1", "admin", None)
+    assert "logs in as 'admin' but is board 't1'" in wrong_user

@@ -15,6 +15,7 @@ from pi_app.net.dashboard import ConfigError, load_config, main
 from pi_app.net.pages import json_for_script, render
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.net.svg import board_svg
+from pi_app.referee.joincode import read_join_code
 
 
 def test_topic_layout_and_names() -> None:
@@ -108,7 +109,11 @@ def test_setup_config_and_hash_password(tmp_path: Path, capsys: pytest.CaptureFi
     stations = json.loads((tmp_path / "stations.json").read_text())
     assert stations["t1"]["username"] == "t1" and stations["t1"]["topics"] == \
         "tiki/cup/board/t1/#"
-    assert (tmp_path / "broker" / "acl").read_text().count("%u") == len(topics.LEAVES)
+    # one line per leaf a station writes, and its own pairing that it reads (issue 33)
+    assert (tmp_path / "broker" / "acl").read_text().count("%u") == len(topics.LEAVES) + 1
+    code = read_join_code(stations["t1"]["join"])
+    assert (code.event, code.board, code.password) == ("cup", "t1", stations["t1"]["password"])
+    assert (tmp_path / "join" / "t2.svg").read_text().startswith("<?xml")
     config = load_config(tmp_path / "referee.toml")
     assert config.event == "cup" and config.broker.username == "referee"
     assert config.broker.password == (tmp_path / "referee.password").read_text().strip()
@@ -123,3 +128,29 @@ def test_setup_config_and_hash_password(tmp_path: Path, capsys: pytest.CaptureFi
     with pytest.raises(ConfigError):
         load_config(tmp_path / "bad.toml")
     assert main(["export", "--config", str(tmp_path / "referee.toml")]) == 2   # no ledger yet
+
+
+def test_referee_setup_writes_the_bridges_of_an_event_over_several_venues(
+        tmp_path: Path) -> None:
+    central = tmp_path / "central"
+    assert main(["setup", "--dir", str(central), "--event", "cup", "--boards", "a1", "a2", "b1",
+                 "--bridges", "hallA=a1,a2", "hallB=b1"]) == 0
+    bridges = json.loads((central / "bridges.json").read_text())
+    assert bridges["hallA"]["boards"] == ["a1", "a2"]
+    acl = (central / "broker" / "acl").read_text()
+    hall_a = acl.split("user hallA\n")[1].split("\n\n")[0]
+    assert "topic write tiki/cup/board/a1/events" in hall_a and "board/b1/" not in hall_a
+    assert "topic read tiki/cup/pairing/a2" in hall_a
+    assert main(["setup", "--dir", str(tmp_path / "x"), "--event", "cup", "--boards", "a1",
+                 "--bridges", "hallA=zz"]) == 2
+    secret = tmp_path / "hallA.password"
+    secret.write_text(bridges["hallA"]["password"] + "\n")
+    venue = tmp_path / "venue"
+    assert main(["setup", "--dir", str(venue), "--event", "cup", "--boards", "a1", "a2",
+                 "--central", "10.0.0.9:1883", "--bridge-user", "hallA",
+                 "--bridge-password-file", str(secret)]) == 0
+    conf = (venue / "broker" / "mosquitto.conf").read_text()
+    assert "address 10.0.0.9:1883" in conf and "topic tiki/cup/board/# out 1" in conf
+    assert f"remote_password {bridges['hallA']['password']}" in conf
+    assert main(["setup", "--dir", str(tmp_path / "y"), "--event", "cup", "--boards", "a1",
+                 "--central", "10.0.0.9:1883"]) == 2

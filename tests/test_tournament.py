@@ -62,11 +62,13 @@ def random_result(t: Tournament, pairing: Pairing, rng: random.Random,
         scores = [rng.randrange(0, 40) for _ in range(seats)]
         top = max(scores)
         return scores, [i for i, s in enumerate(scores) if s == top]
+    tactiki = t.game is Game.TACTIKI   # 1 for the statue, 0 : 0 for a draw
     if rng.random() < draws:
-        fruit = rng.randrange(0, 8)
-        return [fruit, fruit], [0, 1]
+        fruit = 0 if tactiki else rng.randrange(0, 8)
+        return [fruit, fruit], [] if tactiki else [0, 1]
     winner = rng.randrange(2)
-    return [5 if i == winner else 2 for i in range(2)], [winner]
+    won, lost = (1, 0) if tactiki else (5, 2)
+    return [won if i == winner else lost for i in range(2)], [winner]
 
 
 def play_round(t: Tournament, rng: random.Random, game_id: int = 1) -> Tournament:
@@ -620,7 +622,9 @@ def test_store_round_trip_private_and_logged(tmp_path: Path) -> None:
         t = director.report_result(t, "x1", 99, [1] * len(pairing.seats), [0])
         store.save(t)
         assert len(store.confirmations()) == 9    # three rounds of three tables
-        t = director.confirm_result(t, 1, "Arbiter", round_number=1, winners=[0, 1])
+        seats = len(t.rounds[0].table(1).seats)
+        t = director.confirm_result(t, 1, "Arbiter", round_number=1, winners=[0, 1],
+                                    scores=[20, 20] + [5] * (seats - 2), late_ok=True)
         store.save(t)
         store.save(t)                              # saving again logs nothing new
         log = store.confirmations()
@@ -679,3 +683,195 @@ def test_full_manami_event_16_players_4_rounds(tmp_path: Path) -> None:
     for s in table[:3]:
         print(f"{s.rank}. {s.name}: {s.points:g} points, Buchholz Cut-1 {s.buchholz_cut1:g}, "
               f"Buchholz {s.buchholz:g}, Sonneborn-Berger {s.sonneborn_berger:g}")
+
+
+# -- results checked against the rules, late corrections, taking a ruling back (issue 33) --------
+@pytest.mark.parametrize(("game", "scores", "winners", "why"), [
+    ("manami", [3, 5], [0], "make seat 2 the winner, not seat 1"),
+    ("manami", [4, 4], [1], "nobody or seats 1 and 2"),
+    ("manami", [-1, 2], [1], "never below 0"),
+    ("tactiki", [2, 0], [0], "not 2 : 0"),
+    ("tactiki", [1, 0], [1], "make seat 1 the winner"),
+    ("tactiki", [0, 0], [0], "nobody or seats 1 and 2"),
+    ("topple", [10, 30, 30], [0], "one or more of seats 2 and 3"),
+    ("topple", [10, 30, 20], [1, 2], "make seat 2 the winner"),
+    ("topple", [10, 30, 20], [], "make seat 2 the winner, not nobody"),
+])
+def test_a_result_that_contradicts_its_scores_is_refused_with_the_rule(
+        game: str, scores: list[int], winners: list[int], why: str) -> None:
+    t = director.pair_next_round(field(game, 4 if game != "topple" else 3))
+    assert t.current is not None
+    table = t.current.pairings[0]
+    seats = len(table.seats)
+    scores = (scores + [0] * seats)[:seats]
+    with pytest.raises(TournamentError, match=why):
+        director.confirm_result(t, table.table, "Arbiter", scores=scores, winners=winners)
+    t = director.assign_boards(t, ["b1", "b2"])
+    with pytest.raises(TournamentError, match=why):    # a station's report is held to it too
+        director.report_result(t, "b1", 1, scores, winners)
+
+
+@pytest.mark.parametrize(("game", "scores", "winners"), [
+    ("manami", [5, 3], [0]), ("manami", [4, 4], [0, 1]), ("manami", [4, 4], []),
+    ("tactiki", [0, 1], [1]), ("tactiki", [0, 0], []), ("tactiki", [0, 0], [0, 1]),
+    ("topple", [30, 30, 9], [1]), ("topple", [30, 30, 9], [0, 1]), ("topple", [9, 30, 2], [1]),
+])
+def test_results_the_rules_allow_are_taken(game: str, scores: list[int],
+                                           winners: list[int]) -> None:
+    assert director.rule_breach(Game(game), scores, sorted(winners)) is None
+
+
+def _two_rounds() -> Tournament:
+    """Eight Manami players, round 1 confirmed (seat 1 wins each table), round 2 paired."""
+    t = director.pair_next_round(field("manami", 8))
+    assert t.current is not None
+    for p in t.current.pairings:
+        t = director.confirm_result(t, p.table, "Arbiter", scores=[5, 2], winners=[0])
+    return director.pair_next_round(t)
+
+
+def test_a_late_correction_names_the_later_tables_it_touches_and_needs_a_second_word() -> None:
+    t = _two_rounds()
+    seated = set(t.rounds[0].table(2).seats)
+    expected = tuple((2, p.table) for p in t.rounds[1].pairings if seated & set(p.seats))
+    assert len(expected) == 2
+    with pytest.raises(director.LateCorrection) as refused:
+        director.confirm_result(t, 2, "Arbiter", round_number=1, scores=[2, 5], winners=[1])
+    assert refused.value.touched == expected
+    for r, table in expected:
+        assert f"round {r} table {table}" in str(refused.value)
+    # the same result again is no correction: nothing to warn about
+    same = director.confirm_result(t, 2, "Bea", round_number=1).rounds[0].table(2).result
+    assert same is not None and same.confirmed_by == "Bea"
+    fixed = director.confirm_result(t, 2, "Arbiter", round_number=1, scores=[2, 5],
+                                    winners=[1], late_ok=True)
+    result = fixed.rounds[0].table(2).result
+    assert result is not None and result.winners == (1,) and result.corrected
+    assert fixed.rounds[1] == t.rounds[1]                 # round 2 is not re-paired
+
+
+def test_a_confirmation_can_be_taken_back_and_the_round_waits_again() -> None:
+    t = director.pair_next_round(field("manami", 4))
+    t = director.assign_boards(t, ["b1", "b2"])
+    t = director.report_result(t, "b1", 7, [5, 2], [0])
+    t = director.confirm_result(t, 1, "Arbiter")
+    t = director.confirm_result(t, 2, "Arbiter", scores=[1, 3], winners=[1])
+    back = director.unconfirm_result(t, 1)
+    kept = back.rounds[0].table(1).result
+    assert kept is not None and not kept.confirmed and kept.game_id == 7   # waits again
+    assert director.unconfirm_result(t, 2).rounds[0].table(2).result is None  # hand entry gone
+    with pytest.raises(TournamentError, match="no confirmed result to take back"):
+        director.unconfirm_result(back, 1)
+    with pytest.raises(TournamentError, match="round 1 is not finished: table\\(s\\) 1"):
+        director.pair_next_round(back)
+    table_1 = {back.player(pid).name for pid in back.rounds[0].table(1).seats}
+    assert [s.points for s in standings(back) if s.name in table_1] == [0, 0]  # not counted
+    late = _two_rounds()
+    with pytest.raises(director.LateCorrection):
+        director.unconfirm_result(late, 1, round_number=1)
+    again = director.unconfirm_result(late, 1, round_number=1, late_ok=True)
+    with pytest.raises(TournamentError, match="round 1 is not finished"):
+        director.pair_next_round(again)
+
+
+def test_the_store_logs_who_took_a_ruling_back_and_reads_a_version_1_file(
+        tmp_path: Path) -> None:
+    t = director.pair_next_round(field("manami", 4))
+    t = director.confirm_result(t, 1, "Arbiter", scores=[5, 2], winners=[0])
+    with TournamentStore(tmp_path / "t.db") as store:
+        store.save(t, actor="Arbiter")
+        store.save(director.unconfirm_result(t, 1), actor="Bea")
+        log = store.confirmations()
+    assert [(c.action, c.referee, c.scores, c.winners) for c in log] == [
+        ("confirm", "Arbiter", (5, 2), (0,)), ("unconfirm", "Bea", (5, 2), (0,))]
+    old = tmp_path / "v1.db"
+    with sqlite3.connect(old) as db:
+        db.executescript(
+            "CREATE TABLE confirmations (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER "
+            "NOT NULL, table_no INTEGER NOT NULL, referee TEXT NOT NULL, scores TEXT NOT NULL, "
+            "winners TEXT NOT NULL, corrected INTEGER NOT NULL, t REAL NOT NULL);"
+            "INSERT INTO confirmations (round, table_no, referee, scores, winners, corrected, t)"
+            " VALUES (1, 1, 'Old', '[1, 0]', '[0]', 0, 5.0); PRAGMA user_version=1;")
+    with TournamentStore(old) as store:
+        assert [(c.referee, c.action) for c in store.confirmations()] == [("Old", "confirm")]
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+# -- a beginning and an end: planned rounds, forfeits, half-point byes (issue 33) ---------------
+def _confirm_all(t: Tournament) -> Tournament:
+    assert t.current is not None
+    for p in t.current.pairings:
+        if not p.bye and p.result is None:
+            t = director.confirm_result(t, p.table, "A", scores=[5, 2], winners=[0])
+    return t
+
+
+def test_no_round_is_paired_past_the_last_and_the_standings_become_final() -> None:
+    with pytest.raises(TournamentError, match="1 to 60 rounds"):
+        director.new_tournament("Cup", "manami", rounds=0)
+    t = director.add_players(director.new_tournament("Cup", "manami", rounds=2),
+                             ["A", "B", "C", "D"])
+    assert t.planned == 2 and not t.finished
+    t = _confirm_all(director.pair_next_round(t))
+    t = _confirm_all(director.pair_next_round(t))
+    assert t.finished
+    with pytest.raises(TournamentError, match="round 2 was the last of the 2 planned"):
+        director.pair_next_round(t)
+    with pytest.raises(TournamentError, match="2 rounds are already paired: plan at least 2"):
+        director.plan_rounds(t, 1)
+    more = director.plan_rounds(t, 3)
+    assert not more.finished and len(director.pair_next_round(more).rounds) == 3
+
+
+def test_a_forfeit_scores_points_but_is_no_game_and_the_pair_may_meet_again() -> None:
+    t = director.pair_next_round(field("manami", 4))
+    t = director.confirm_result(t, 1, "A", winners=[1], forfeit=True)
+    t = director.confirm_result(t, 2, "A", winners=[], forfeit=True)   # neither came
+    with pytest.raises(TournamentError, match="by the seat whose player came"):
+        director.confirm_result(t, 2, "A", winners=[0, 1], forfeit=True)
+    first, second = t.rounds[0].table(1), t.rounds[0].table(2)
+    assert first.result is not None and first.result.forfeit and first.result.scores == (0, 0)
+    assert export.result_text(first) == "0-1 forfeit"
+    assert export.result_text(second) == "0-0 forfeit"
+    lines = {s.player_id: s for s in standings(t)}
+    came, absent = first.seats[1], first.seats[0]
+    assert (lines[came].points, lines[came].games, lines[came].wins) == (1.0, 0, 0)
+    assert (lines[absent].points, lines[absent].losses) == (0.0, 0)
+    assert all(lines[pid].points == 0.0 for pid in second.seats)    # no draw: both lost
+    assert "0-1 forfeit" in export.pairings_csv(t)
+    topple = director.pair_next_round(field("topple", 3))
+    with pytest.raises(TournamentError, match="withdraw the player"):
+        director.confirm_result(topple, 1, "A", winners=[0], forfeit=True)
+
+
+def test_a_half_point_bye_asked_for_sits_the_player_out_for_half_a_point() -> None:
+    t = field("manami", 5)
+    with pytest.raises(TournamentError, match="no half-point byes"):
+        director.ask_half_bye(field("topple", 5), "p1")
+    t = director.ask_half_bye(t, "p2")
+    t = director.pair_next_round(t)
+    assert t.current is not None and t.half_byes == ()
+    halves = [p for p in t.current.pairings if p.half]
+    assert [p.seats for p in halves] == [("p2",)] and halves[0].bye
+    assert all(not p.bye for p in t.current.pairings if not p.half)    # four others: no bye
+    assert export.result_text(halves[0]) == "½ bye"
+    lines = {s.player_id: s for s in standings(_confirm_all(t))}
+    assert (lines["p2"].points, lines["p2"].byes, lines["p2"].games) == (0.5, 1, 0)
+    # the half-point bye is not the allocated bye: p2 may still get the full one next round
+    t = director.pair_next_round(_confirm_all(t))
+    full = [p for p in t.rounds[1].pairings if p.bye]
+    assert len(full) == 1 and not full[0].half
+
+
+def test_the_store_keeps_planned_rounds_forfeits_and_half_point_byes(tmp_path: Path) -> None:
+    t = director.plan_rounds(director.ask_half_bye(field("manami", 5), "p3"), 4)
+    t = director.pair_next_round(t)
+    t = director.confirm_result(t, 1, "A", winners=[0], forfeit=True)
+    t = director.ask_half_bye(t, "p1")
+    t = director.set_round_clock(t, 45, 1_800_000_000.5)
+    assert t.rounds[0].ends == 1_800_002_700.5
+    with TournamentStore(tmp_path / "t.db") as store:
+        store.save(t, actor="A")
+        assert store.load() == t
+        assert [c.action for c in store.confirmations()] == ["forfeit"]
+    assert t.planned == 4 and t.half_byes == ("p1",) and any(p.half for p in t.rounds[0].pairings)

@@ -48,7 +48,8 @@ pytestmark = pytest.mark.realtime
 __all__ = ["broker"]
 PASSWORD = "correct horse battery"
 EVIL = "<img src=x onerror=f()>"
-ACTIONS = ["new", "players", "withdraw", "pair", "boards", "confirm", "hints"]
+ACTIONS = ["new", "players", "withdraw", "halfbye", "rounds", "pair", "boards", "confirm",
+           "unconfirm", "hints"]
 
 
 class Client:
@@ -204,7 +205,7 @@ def test_a_round_through_the_api_with_clear_refusals(app: App, tmp_path: Path) -
     assert referee.post("confirm", {"table": "two"}) == (
         400, {"error": "table is a whole number, not 'two'"})
     status, data = referee.post("confirm", {"table": 2, "scores": [1, 1], "winners": [5]})
-    assert status == 409 and "the winners are seats 0 to 1" in data["error"]
+    assert status == 409 and "the winners are seats 1 to 2" in data["error"]  # people's count
     referee.ok("confirm", {"table": 1})                       # as reported
     referee.ok("confirm", {"table": 2, "scores": [3, 3], "winners": []})  # ruled: a draw
     assert app.t.rounds[0].done and app.result(1).confirmed_by == "alice"
@@ -238,6 +239,96 @@ def test_a_round_through_the_api_with_clear_refusals(app: App, tmp_path: Path) -
         assert again.tournament == app.tdesk.tournament
     finally:
         again.close()
+
+
+def test_contradictions_refused_late_corrections_warned_rulings_taken_back_and_shown(
+        app: App) -> None:
+    """Issue 33: "scores 3 5, winner seat 1" is refused with the rule; correcting round 1 after
+    round 2 was paired names the round 2 tables it touches and waits for a second word; a
+    ruling can be taken back; the page lists every ruling with who made it."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami", "seed": 1})
+    referee.ok("players", {"names": "Ana\nBen\nCai\nDai"})
+    referee.ok("pair", {})
+    status, data = referee.post("confirm", {"table": 1, "scores": [3, 5], "winners": [0]})
+    assert status == 409 and "make seat 2 the winner, not seat 1" in data["error"]
+    assert "most fruit wins" in data["error"] and app.t.rounds[0].table(1).result is None
+    for table in (1, 2):
+        referee.ok("confirm", {"table": table, "scores": [5, 3], "winners": [0]})
+    referee.ok("pair", {})
+    before = app.t
+    status, data = referee.post("confirm", {"table": 1, "round": 1, "scores": [3, 5],
+                                            "winners": [1]})
+    assert status == 409 and data["late"] == [[2, 1], [2, 2]] and app.t == before
+    assert "round 2 table 1, round 2 table 2" in data["error"]
+    referee.ok("confirm", {"table": 1, "round": 1, "scores": [3, 5], "winners": [1],
+                           "late": True})
+    assert app.result(1).winners == (1,) and app.t.rounds[1] == before.rounds[1]
+    assert referee.post("unconfirm", {"table": 2, "round": 1})[1]["late"]
+    referee.ok("unconfirm", {"table": 2, "round": 1, "late": True})
+    assert app.t.rounds[0].table(2).result is None               # entered by hand: gone
+    status, data = referee.post("unconfirm", {"table": 2, "round": 1})
+    assert status == 409 and "no confirmed result to take back" in data["error"]
+    page = referee.get("/tournament").text
+    trail = re.findall(r'<tr data-action="(\w+)"><td>[\d:]+</td><td>(\d)</td><td>(\d)</td>'
+                       r"<td>alice</td><td>([^<]+)</td><td>([^<]+)</td>", page)
+    assert trail == [("unconfirm", "1", "2", "taken back", "5 : 3"),
+                     ("confirm", "1", "1", "confirmed (corrected)", "3 : 5"),
+                     ("confirm", "1", "2", "confirmed (corrected)", "5 : 3"),
+                     ("confirm", "1", "1", "confirmed (corrected)", "5 : 3")]
+    assert 'id="unconfirm-1-1"' in page and 'id="unconfirm-1-2"' not in page
+
+
+def test_planned_rounds_a_half_point_bye_a_forfeit_and_the_crosstable(app: App) -> None:
+    """Issue 33: a beginning and an end, through the API and the page."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami", "seed": 1, "rounds": 1})
+    referee.ok("players", {"names": "Ana\nBen\nCai\nDai\nEve"})
+    page = referee.get("/tournament").text
+    assert "not started" in page and "round 0" not in page
+    referee.ok("halfbye", {"player": "p5"})
+    assert referee.post("halfbye", {"player": "p5", "wanted": "yes"})[0] == 400
+    referee.ok("pair", {})
+    halves = [p for p in app.t.rounds[0].pairings if p.half]
+    assert [p.seats for p in halves] == [("p5",)]
+    status, data = referee.post("confirm", {"table": 1, "forfeit": True, "winners": [0, 1]})
+    assert status == 409 and "the seat whose player came" in data["error"]
+    referee.ok("confirm", {"table": 1, "forfeit": True, "winners": [1]})
+    referee.ok("confirm", {"table": 2, "scores": [4, 4], "winners": []})
+    status, data = referee.post("pair", {})
+    assert status == 409 and "round 1 was the last of the 1 planned" in data["error"]
+    page = referee.get("/tournament").text
+    assert "Final standings" in page and 'id="pair"' not in page
+    assert "round <span id=\"round-number\">1</span> of 1" in page
+    assert "0-1 forfeit" in page and "\u00bd bye" in page
+    first = app.t.rounds[0].table(1)
+    came, absent = (app.t.number(pid) for pid in first.seats[::-1])
+    assert re.search(f'id="cross-{came}">.*?<td>\\+{absent}</td>', page)
+    assert re.search(f'id="cross-{absent}">.*?<td>-{came}</td>', page)
+    assert re.search(r'id="cross-5">.*?<td>½ bye</td><td>0.5</td>', page)
+    referee.ok("rounds", {"rounds": 2})                           # one more round after all
+    assert 'id="pair"' in referee.get("/tournament").text
+    status, data = referee.post("rounds", {"rounds": 0})
+    assert status == 409 and "1 to 60 rounds" in data["error"]
+
+
+def test_a_tables_status_comes_from_its_station(app: App) -> None:
+    """Issue 33: an offline station's table said "playing"."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami", "seed": 1})
+    referee.ok("players", {"names": "Ana\nBen\nCai\nDai\nEve\nFay"})
+    referee.ok("pair", {})
+    referee.ok("boards", {"tables": {"1": "b1", "2": "b2", "3": "b3"}})
+    app.hand_in("b1", "status", {"online": True, "board": "b1"})
+    app.hand_in("b2", "status", {"online": False, "board": "b2"})   # its last will
+
+    def statuses() -> list[str]:
+        page = referee.get("/tournament").text
+        return [re.search(f'id="table-1-{n}" data-status="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+                for n in (1, 2, 3)]
+    assert statuses() == ["playing", "offline", "never connected"]
+    app.hand_in("b2", "status", {"online": True, "board": "b2"})
+    assert statuses()[1] == "playing"
 
 
 def test_a_late_or_wrong_result_becomes_a_notice_not_a_crash(app: App) -> None:
@@ -432,13 +523,19 @@ def test_a_16_player_tournament_on_8_stations_from_the_referees_page(
                     expected = director.report_result(expected, board, game_id, scores, winners)
                     if number == 2 and table == 1:            # the referee corrects one
                         form = driver.find_element(By.ID, f"correct-form-{number}-{table}")
-                        winners = [1 - winners[0]] if len(winners) == 1 else [0]
-                        field = form.find_element(By.NAME, "winners")
-                        field.clear()                         # it shows the reported winners
-                        field.send_keys(str(winners[0] + 1))
+                        # the other seat won: scores and winner change together (issue 33)
+                        if len(winners) == 1:
+                            scores, winners = scores[::-1], [1 - winners[0]]
+                        else:
+                            scores, winners = [scores[0] + 1, scores[1]], [0]
+                        for name, value in (("scores", " ".join(map(str, scores))),
+                                            ("winners", str(winners[0] + 1))):
+                            field = form.find_element(By.NAME, name)
+                            field.clear()                     # it shows the reported result
+                            field.send_keys(value)
                         _click(driver, f"correct-{number}-{table}")
                         expected = director.confirm_result(expected, table, "alice",
-                                                           winners=winners)
+                                                           scores=scores, winners=winners)
                     else:
                         _click(driver, f"confirm-{number}-{table}")
                         expected = director.confirm_result(expected, table, "alice")

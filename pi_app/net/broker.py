@@ -58,7 +58,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,33 +110,80 @@ class BrokerFiles:
         return self.bind if self.tls is None else "127.0.0.1"
 
 
+@dataclass(frozen=True)
+class Bridge:
+    """A venue broker's link to the event's central broker (several venues, or a league).
+
+    The venue's mosquitto connects out to ``host:port`` as ``user`` and forwards its boards'
+    topics there (``tiki/EVENT/board/#``, out), and brings the referee's locks and pairings
+    back (``tiki/EVENT/locks`` and ``tiki/EVENT/pairing/#``, in). Stations keep talking to
+    their venue's broker: a venue whose line to the centre drops keeps playing, and mosquitto
+    queues what the centre has not had yet (``cleansession false``, QoS 1)."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+
+
+def bridge_lines(event: str, bridge: Bridge) -> list[str]:
+    """The venue's ``mosquitto.conf`` lines for ``bridge`` (its password is in clear there:
+    the file is written 0600, like the password file)."""
+    check_name(event, "event")
+    check_name(bridge.user, "bridge user")
+    if any(c.isspace() for c in bridge.password + bridge.host) or not bridge.password:
+        raise BrokerError("a bridge's host and password have no spaces, and a password is needed")
+    return [f"connection tiki-{bridge.user}", f"address {bridge.host}:{bridge.port}",
+            f"remote_username {bridge.user}", f"remote_password {bridge.password}",
+            f"remote_clientid {bridge.user}", "cleansession false",
+            "bridge_protocol_version mqttv311", "try_private true",
+            # status messages on $SYS topics: the central ACL would refuse them
+            "notifications false",
+            f"topic {ROOT}/{event}/board/# out 1", f"topic {ROOT}/{event}/locks in 1",
+            f"topic {ROOT}/{event}/pairing/# in 1"]
+
+
 def new_password() -> str:
     """A random password a person can still type (about 95 bits)."""
     return secrets.token_urlsafe(12)
 
 
-def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = ()) -> str:
+def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = (),
+             bridges: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The ACL; ``bridges``: the central broker's venue bridges (user -> the boards of that
+    venue), each may write only those boards' leaves and read only the locks and their
+    pairings, so one venue's credentials cannot speak for another's tables."""
     check_name(event, "event")
     text = (f"# tikiboard tournament {event}: the referee reads everything and writes only\n"
             "# the locks every station reads (hints off in tournament play).\n"
             f"user {referee_user}\n"
             f"topic read {ROOT}/{event}/#\n"
-            f"topic write {topics.locks_topic(event)}\n\n")
+            f"topic write {topics.locks_topic(event)}\n"
+            f"topic write {ROOT}/{event}/pairing/+\n\n")
     for reader in readers:
         text += f"user {check_name(reader, 'reader')}\ntopic read {ROOT}/{event}/#\n\n"
+    for user, venue_boards in (bridges or {}).items():
+        text += f"# the bridge of a venue, for its boards only\nuser {check_name(user, 'bridge')}\n"
+        text += f"topic read {topics.locks_topic(event)}\n"
+        for board in venue_boards:
+            text += "".join(f"topic write {ROOT}/{event}/board/{check_name(board, 'board')}/"
+                            f"{leaf}\n" for leaf in topics.LEAVES)
+            text += f"topic read {topics.pairing_topic(event, board)}\n"
+        text += "\n"
     # One line per leaf a station publishes: with ``%u/#`` a station's credentials (on every
     # table) could retain any number of topics below its board, each up to MAX_PAYLOAD, and
     # persistence would bring them all back after a restart (issue 29: 300 of 300 KB took the
     # broker from 9 MB to 97 MB).
     leaves = "".join(f"pattern write {ROOT}/{event}/board/%u/{leaf}\n" for leaf in topics.LEAVES)
     return text + ("# Every station writes only the leaves of its own board (user name = board\n"
-                   "# id) and reads only the referee's locks.\n"
+                   "# id) and reads only the referee's locks and its own pairing.\n"
                    f"{leaves}"
-                   f"pattern read {topics.locks_topic(event)}\n")
+                   f"pattern read {topics.locks_topic(event)}\n"
+                   f"pattern read {ROOT}/{event}/pairing/%u\n")
 
 
 def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None = None,
-              user: str | None = None) -> str:
+              user: str | None = None, bridge: list[str] | None = None) -> str:
     lines = [
         "# tikiboard tournament broker (written by pi_app.net.broker; safe to edit).",
         # Started as root, mosquitto drops to this user (default "mosquitto", who must then own
@@ -176,6 +223,8 @@ def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None 
         lines.append("persistence false")
     lines.append(f"log_dest file {log}" if log is not None else "log_dest stderr")
     lines.append("log_type error\nlog_type warning\nlog_type notice")
+    if bridge:  # last: a bridge's options follow its ``connection`` line
+        lines += ["", "# the link to the event's central broker", *bridge]
     return "\n".join(lines) + "\n"
 
 
@@ -184,13 +233,19 @@ def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[st
                         bind: str = "127.0.0.1", tls: TlsFiles | None = None,
                         persistence: bool = True, log: Path | None = None,
                         user: str | None = None,
-                        readers: Mapping[str, str] | None = None) -> BrokerFiles:
+                        readers: Mapping[str, str] | None = None,
+                        bridge: Bridge | None = None,
+                        bridges: Mapping[str, tuple[str, Sequence[str]]] | None = None
+                        ) -> BrokerFiles:
     """Write mosquitto.conf, passwd (hashed) and acl for ``boards`` (board id -> password).
 
     ``user``: who mosquitto runs as when started as root (``None``: its default, the
     ``mosquitto`` user of the Debian package, who must be able to read these files).
     ``readers``: more users (name -> password) with the referee's rights, one per extra
     dashboard (each user is one MQTT session).
+    ``bridge``: this is a venue's broker, linked to the event's central one.
+    ``bridges``: this is the central broker; each venue's bridge user -> (its password, the
+    boards of that venue).
     """
     check_name(event, "event")
     check_name(referee_user, "referee user")
@@ -207,7 +262,9 @@ def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[st
     (root / "data").mkdir(parents=True, exist_ok=True)
     files = BrokerFiles(root, root / "mosquitto.conf", root / "passwd", root / "acl", port, bind,
                         tls)
-    users = {referee_user: referee_password, **readers, **boards}
+    linked = {user: password for user, (password, _b) in (bridges or {}).items()}
+    users = {referee_user: referee_password, **readers, **linked, **boards}
+    lines = None if bridge is None else bridge_lines(event, bridge)
     for name, password in users.items():
         if ":" in password or "\n" in password or not password:
             raise BrokerError(f"password of {name!r}: must be non-empty, without ':' or newline")
@@ -219,9 +276,10 @@ def write_broker_config(directory: str | Path, *, event: str, boards: Mapping[st
                              timeout=60, check=False)
         if run.returncode != 0:
             raise BrokerError(f"mosquitto_passwd failed: {run.stderr.strip() or run.stdout}")
-        files.acl.write_text(acl_text(event, referee_user, tuple(readers)), encoding="utf-8")
-        files.conf.write_text(conf_text(files, persistence=persistence, log=log, user=user),
-                              encoding="utf-8")
+        files.acl.write_text(acl_text(event, referee_user, tuple(readers), {
+            u: b for u, (_p, b) in (bridges or {}).items()}), encoding="utf-8")
+        files.conf.write_text(conf_text(files, persistence=persistence, log=log, user=user,
+                                        bridge=lines), encoding="utf-8")
     finally:
         os.umask(old)
     return files

@@ -188,7 +188,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
     from pi_app.net.desk import Desk, Incoming
     from pi_app.net.guard import quiet_accept_errors
     from pi_app.net.ledger import Ledger
-    from pi_app.net.schema import LocksPayload
+    from pi_app.net.schema import LocksPayload, PairingPayload
     from pi_app.net.subscriber import Subscriber
     from pi_app.net.tournament_app import TournamentDesk, tournament_routes
 
@@ -209,10 +209,28 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
         def locks(payload: LocksPayload) -> None:  # paho's thread
             loop.call_soon_threadsafe(tournament.on_locks, payload)
 
-        subscriber = Subscriber(config.broker, config.event, deliver, on_ready=desk.ready.set,
+        def ready() -> None:  # paho's thread: connected; boards get their pairings again
+            desk.ready.set()
+            with contextlib.suppress(RuntimeError):  # the loop closed while stopping
+                loop.call_soon_threadsafe(tournament.push_pairings, True)
+
+        subscriber = Subscriber(config.broker, config.event, deliver, on_ready=ready,
                                 client_id=config.client_id, on_locks=locks)
         desk.acker = subscriber.ack
         tournament.send_locks = subscriber.publish_locks
+
+        def pairing(board: str, payload: PairingPayload | None) -> None:  # on the loop
+            async def send() -> None:
+                if not await asyncio.to_thread(subscriber.publish_pairing, board, payload):
+                    tournament.notice(f"board {board}: its pairing did not reach the broker "
+                                      f"({subscriber.last_error or 'not connected'}); the "
+                                      "players can start the game by hand")
+            task = loop.create_task(send())
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+        pending: set[asyncio.Task[None]] = set()
+        tournament.send_pairing = pairing
         subscriber.start()
         try:
             yield
@@ -289,8 +307,16 @@ def cmd_hash_password(_args: argparse.Namespace) -> int:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from pi_app.net.broker import BrokerError, TlsFiles, new_password, write_broker_config
+    from pi_app.net.broker import (
+        Bridge,
+        BrokerError,
+        TlsFiles,
+        new_password,
+        write_broker_config,
+    )
     from pi_app.net.topics import TopicError, board_prefix
+    from pi_app.referee.joincode import JoinCode
+    from pi_app.referee.qr import qr_code
 
     directory = Path(args.dir).resolve()
     boards = {b: new_password() for b in args.boards}
@@ -301,23 +327,55 @@ def cmd_setup(args: argparse.Namespace) -> int:
             return _fail("--tls-cert and --tls-key go together")
         tls = TlsFiles(Path(args.tls_cert).resolve(), Path(args.tls_key).resolve(),
                        args.tls_port)
+    bridges: dict[str, tuple[str, list[str]]] = {}
+    for given in args.bridges:
+        venue, _, names = given.partition("=")
+        listed = [b for b in names.split(",") if b]
+        unknown = [b for b in listed if b not in boards]
+        if not venue or not listed or unknown:
+            return _fail(f"--bridges {given!r}: VENUE=BOARD,BOARD with boards of --boards"
+                         + (f" ({', '.join(unknown)} is not)" if unknown else ""))
+        bridges[venue] = (new_password(), listed)
+    bridge = None
+    if args.central:
+        host, _, port_text = args.central.rpartition(":")
+        if not host or not port_text.isdigit() or not args.bridge_user \
+                or not args.bridge_password_file:
+            return _fail("--central HOST:PORT goes with --bridge-user and "
+                         "--bridge-password-file (the central setup's bridges.json)")
+        try:
+            secret = Path(args.bridge_password_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            return _fail(f"cannot read the bridge password: {exc}")
+        bridge = Bridge(host, int(port_text), args.bridge_user, secret)
     try:
         files = write_broker_config(directory / "broker", event=args.event, boards=boards,
                                     referee_user=args.referee_user,
                                     referee_password=referee_password, port=args.port,
-                                    bind=args.bind, tls=tls)
+                                    bind=args.bind, tls=tls, bridge=bridge, bridges=bridges)
         prefixes = {b: board_prefix(args.event, b) for b in boards}
     except (BrokerError, TopicError) as exc:
         return _fail(str(exc))
     old = os.umask(0o077)
     try:
-        stations = {b: {"event": args.event, "board": b, "host": args.public_host or args.bind,
-                        "port": tls.port if tls else args.port, "username": b, "password": p,
-                        "tls": tls is not None, "topics": prefixes[b] + "/#"}
+        host, port = args.public_host or args.bind, tls.port if tls else args.port
+        joins = {b: JoinCode(host, port, args.event, b, p, tls is not None).text()
+                 for b, p in boards.items()}
+        stations = {b: {"event": args.event, "board": b, "host": host,
+                        "port": port, "username": b, "password": p,
+                        "tls": tls is not None, "topics": prefixes[b] + "/#", "join": joins[b]}
                     for b, p in boards.items()}
+        qr_dir = directory / "join"
+        qr_dir.mkdir(exist_ok=True)
+        for b, text in joins.items():  # one QR code per table, for the phone that sets it up
+            qr_code(text).save(str(qr_dir / f"{b}.svg"), scale=4, border=2)
         (directory / "stations.json").write_text(json.dumps(stations, indent=1) + "\n",
                                                  encoding="utf-8")
         (directory / "referee.password").write_text(referee_password + "\n", encoding="utf-8")
+        if bridges:
+            (directory / "bridges.json").write_text(json.dumps(
+                {v: {"user": v, "password": p, "boards": b} for v, (p, b) in bridges.items()},
+                indent=1) + "\n", encoding="utf-8")
         config = directory / "referee.toml"
         if not config.exists():
             config.write_text(
@@ -332,7 +390,14 @@ def cmd_setup(args: argparse.Namespace) -> int:
         os.umask(old)
     print(f"broker:   mosquitto -c {files.conf}")
     print(f"stations: {directory / 'stations.json'} (one password per board: keep it secret)")
+    print(f"join:     {directory / 'join'}/BOARD.svg, a QR code of each board's join code for "
+          "its first-boot form (as secret as its password)")
+    for b, text in joins.items():
+        print(f"  {b}: {text}")
     print(f"referee:  tikiboard referee run --config {config}")
+    if bridges:
+        print(f"bridges:  {directory / 'bridges.json'}: give each venue its user and password "
+              "(referee setup --central HOST:PORT --bridge-user VENUE --bridge-password-file F)")
     return 0
 
 
@@ -358,6 +423,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--tls-cert", help="broker certificate (PEM): adds a TLS listener")
     p.add_argument("--tls-key", help="broker private key (PEM)")
     p.add_argument("--tls-port", type=int, default=8883, help="TLS listener port")
+    p.add_argument("--bridges", nargs="+", default=[], metavar="VENUE=BOARD,BOARD",
+                   help="central broker of several venues: a bridge user per venue, allowed "
+                        "only that venue's boards (passwords into bridges.json)")
+    p.add_argument("--central", metavar="HOST:PORT",
+                   help="a venue's broker: bridge to the event's central broker")
+    p.add_argument("--bridge-user", help="with --central: this venue's bridge user")
+    p.add_argument("--bridge-password-file",
+                   help="with --central: the file holding its password (from bridges.json)")
     p.set_defaults(func=cmd_setup)
 
     p = sub.add_parser("hash-password", help="hash a referee password (read from stdin)")

@@ -33,7 +33,9 @@ Why it is built this way:
   says so itself.
 * One message comes the other way: the referee's locks (``tiki/EVENT/locks``, retained; only
   the referee may write it). The station subscribes on every connection and is told when they
-  change; a payload that does not read keeps the locks it had.
+  change; a payload that does not read keeps the locks it had. Likewise the board's pairing
+  (``tiki/EVENT/pairing/BOARD``, retained, only the referee writes it and only this board
+  reads it): the table it serves this round, handed to ``on_pairing`` (None: no table).
 * Nothing hidden leaves the station while a game is on (:mod:`pi_app.net.redact`, the engines'
   public views): a station's credentials are on every table and the ACL is one mistake away
   from letting anyone read. Events, the game header, ``state`` and ``record`` carry the public
@@ -64,7 +66,13 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pi_app.games.base import JSON
 from pi_app.net import topics
 from pi_app.net.redact import is_over, public_data, public_record, public_snapshot
-from pi_app.net.schema import LocksPayload, PayloadError, read_locks
+from pi_app.net.schema import (
+    LocksPayload,
+    PairingPayload,
+    PayloadError,
+    read_locks,
+    read_pairing,
+)
 from pi_app.records import fold
 from pi_app.referee.config import Config as StationConfig
 from pi_app.referee.feed import StationFeed
@@ -209,7 +217,8 @@ class Publisher:
 
     def __init__(self, store_path: str | Path, config: PublisherConfig, *,
                  on_link: Callable[[str], None] | None = None,
-                 on_locks: Callable[[LocksPayload], None] | None = None) -> None:
+                 on_locks: Callable[[LocksPayload], None] | None = None,
+                 on_pairing: Callable[[PairingPayload | None], None] | None = None) -> None:
         topics.check_name(config.event, "event")
         topics.check_name(config.board, "board")
         if str(store_path) == ":memory:":
@@ -237,6 +246,10 @@ class Publisher:
         """Told, from paho's thread, the referee's locks each time they change (the retained
         message arrives on every connection; an unchanged one is not passed on)."""
         self._locks: LocksPayload | None = None
+        self._on_pairing = on_pairing
+        """Told, from paho's thread, the pairing the referee sent this board when it changes
+        (None: the board serves no table now)."""
+        self._pairing: PairingPayload | bool | None = False   # False: none heard yet
 
     def topic(self, leaf: str) -> str:
         return topics.topic(self.config.event, self.config.board, leaf)
@@ -366,6 +379,9 @@ class Publisher:
             self._tell("")
             if self._on_locks is not None:
                 client.subscribe(topics.locks_topic(self.config.event), qos=topics.QOS)
+            if self._on_pairing is not None:
+                client.subscribe(topics.pairing_topic(self.config.event, self.config.board),
+                                 qos=topics.QOS)
             self._session(store, link)
             return True
         finally:
@@ -409,6 +425,9 @@ class Publisher:
     def _locks_message(self, message: mqtt.MQTTMessage) -> None:
         """The referee's locks (paho's thread). A payload that does not read keeps the locks
         the station had: a tournament station must not unlock itself on a garbled message."""
+        if message.topic == topics.pairing_topic(self.config.event, self.config.board):
+            self._pairing_message(bytes(message.payload))
+            return
         if self._on_locks is None or message.topic != topics.locks_topic(self.config.event):
             return
         try:
@@ -423,6 +442,24 @@ class Publisher:
             self._on_locks(locks)
         except Exception:  # the station's side must never stop the publishing
             log.exception("could not apply the referee's locks %r", locks)
+
+    def _pairing_message(self, payload: bytes) -> None:
+        """The board's pairing (paho's thread); one that does not read is logged and dropped
+        (the players can still start their game by hand)."""
+        if self._on_pairing is None:
+            return
+        try:
+            pairing = read_pairing(payload)
+        except PayloadError as exc:
+            self._error(f"the referee's pairing does not read, not offered: {exc}")
+            return
+        if pairing == self._pairing:
+            return
+        self._pairing = pairing
+        try:
+            self._on_pairing(pairing)
+        except Exception:  # the station's side must never stop the publishing
+            log.exception("could not offer the referee's pairing %r", pairing)
 
     def _tell(self, notice: str) -> None:
         if self._on_link is None:
@@ -485,8 +522,8 @@ class Publisher:
         entry = link.by_mid.pop(mid, None)
         if failed:
             what = f"event {entry.event_id}" if entry is not None else "a message"
-            self._error(f"the broker refused {what} on {self.topic('events')}: {rc} "
-                        "(is the station's MQTT user name its board id?)")
+            self._error(refused_write(what, self.topic("events"), self.config.board,
+                                      self.config.broker.username or "", rc))
             link.refused = True
             return
         if entry is not None:
@@ -623,6 +660,22 @@ REFUSALS = {134: "MQTT: wrong password", 135: "MQTT: wrong password",
             140: "MQTT: wrong login method"}
 
 
+def refused_write(what: str, topic: str, board: str, username: str,
+                  rc: ReasonCode | None) -> str:
+    """Why the broker refused a message it let the station log in for, named as it is: the
+    broker's ACL lets user U write only ``tiki/EVENT/board/U/...`` of the event it was set up
+    for, so the login was right and the event or the board name is not the broker's."""
+    if username and username != board:
+        cause = (f"the station logs in as {username!r} but is board {board!r}: the broker lets "
+                 "a station write only under its own user name")
+    else:
+        event = topic.split("/")[1] if topic.count("/") >= 2 else "?"
+        cause = (f"the broker was not set up for event {event!r} with board {board!r} (another "
+                 "event, or a board name it does not know)")
+    return (f"the broker refused {what} on {topic}: {rc}; {cause}. Set the station up again "
+            "with the join code that referee setup wrote for this board")
+
+
 def refusal_notice(rc: ReasonCode | None) -> str:
     """The screen's words for a refused login."""
     value = getattr(rc, "value", None)
@@ -633,18 +686,22 @@ def refusal_notice(rc: ReasonCode | None) -> str:
 def start_publisher(feed: StationFeed, store: EventStore,
                     config: PublisherConfig | StationConfig, *,
                     on_link: Callable[[str], None] | None = None,
-                    on_locks: Callable[[LocksPayload], None] | None = None) -> Publisher:
+                    on_locks: Callable[[LocksPayload], None] | None = None,
+                    on_pairing: Callable[[PairingPayload | None], None] | None = None
+                    ) -> Publisher:
     """Publish ``feed``'s station: listens to the feed, reads ``store``'s file, starts a thread.
 
     ``config`` is a :class:`PublisherConfig`, or the daemon's whole config (its ``[mqtt]``).
     ``on_link``: told from the publisher's thread what the screen should say about the broker
     (:func:`refusal_notice`, "" once connected); hand it to your loop thread-safely.
     ``on_locks``: told, from paho's thread, the referee's locks (``tiki/EVENT/locks``) when they
-    change; without it the station does not subscribe.
+    change; without it the station does not subscribe. ``on_pairing`` likewise for the
+    board's pairing (``tiki/EVENT/pairing/BOARD``).
     """
     if not isinstance(config, PublisherConfig):
         config = PublisherConfig.from_station(config)
-    publisher = Publisher(store.path, config, on_link=on_link, on_locks=on_locks)
+    publisher = Publisher(store.path, config, on_link=on_link, on_locks=on_locks,
+                          on_pairing=on_pairing)
     feed.listen(publisher.on_feed)
     publisher.on_feed("status", feed.snapshot)
     return publisher.start()

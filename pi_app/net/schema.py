@@ -26,6 +26,7 @@ from typing import Any, TypeVar, Union
 from pi_app.errors import UnreadableInput
 from pi_app.games.base import JSON
 from pi_app.net import topics
+from pi_app.net.sizes import TooBig, check_bytes, check_sizes
 from pi_app.referee.feed import StationStatus
 
 T = TypeVar("T")
@@ -165,6 +166,41 @@ class LocksPayload:
     hints: bool = True
     by: str | None = None
     t: float | None = None
+
+
+@dataclass(frozen=True)
+class PairingPayload:
+    """``tiki/EVENT/pairing/BOARD`` (retained, the referee's): the table this board serves in
+    the current round, names in seat order (seat 1 moves first). Read by that station only: it
+    offers the game, and the players start it with OK (``Station.offer_pairing``)."""
+
+    round: int
+    table: int
+    game: str
+    players: list[str]
+    t: float | None = None
+    ends_in: float | None = None
+    """Seconds of the round clock left when this was sent (None: no clock). A count, not a
+    time of day: a station's clock at a venue may be minutes off the referee's."""
+
+
+def read_pairing(payload: bytes) -> PairingPayload | None:
+    """The pairing a retained ``…/pairing/BOARD`` message says; None for an empty one (the
+    board serves no table now); :class:`PayloadError` for anything else."""
+    if not payload:
+        return None
+    try:
+        check_bytes("pairing", payload)
+        data = topics.decode(payload)
+        if data is None:
+            raise PayloadError("pairing: not a JSON object")
+        check_sizes("pairing", data)
+    except TooBig as exc:
+        raise PayloadError(str(exc)) from None
+    pairing = parse(PairingPayload, data, "pairing")
+    if not pairing.players or not all(isinstance(p, str) for p in pairing.players):
+        raise PayloadError("pairing: players is a list of names")
+    return pairing
 
 
 def read_locks(payload: bytes) -> LocksPayload:

@@ -26,8 +26,10 @@ FORM_HTML = """<!doctype html>
 <input type="hidden" name="lang" value="{{lang}}">
 <p><label>{{w_code}}
 <input name="code" id="code" inputmode="numeric" required maxlength="12"></label></p>
+<p><label>{{w_join}}
+<input name="join" id="join" maxlength="600" autocapitalize="characters"></label></p>
 <p><label>{{{board_label}}}
-<input name="board" id="board" value="{{board}}" required maxlength="64"></label></p>
+<input name="board" id="board" value="{{board}}" maxlength="64"></label></p>
 <p><label>{{w_game}} <select name="game" id="game">{{{games}}}</select></label></p>
 <p><label>{{w_spoken}}
 <select name="language" id="language">{{{languages}}}</select></label></p>
@@ -57,6 +59,8 @@ def setup_words(_: Callable[[str], str]) -> dict[str, str]:
     return {
         "title": _("Set up {board}"), "heading": _("Set up this station"),
         "language": _("Language"), "code": _("Set-up code (on the station's screen)"),
+        "join": _("Tournament join code (from the referee; it fills the table name and "
+                  "the broker)"),
         "board": _("Table name (letters, digits, {signs})"), "game": _("Game"),
         "spoken": _("Language of the screen and the page"),
         "players": _("Players' names, separated by commas (optional)"),

@@ -20,7 +20,7 @@ from pi_app.referee.players import NAME_MAX
 #: Bytes of one MQTT payload, per topic leaf. A record grows with its moves (a few dozen bytes
 #: each; a long TacTiki game has a few hundred moves), a state with the board.
 MAX_BYTES = {"state": 64 * 1024, "record": 256 * 1024, "game": 64 * 1024,
-             "events": 16 * 1024, "status": 1024, "locks": 1024}
+             "events": 16 * 1024, "status": 1024, "locks": 1024, "pairing": 2048}
 MAX_BYTES_OTHER = 4 * 1024
 
 MAX_CELLS = 64  # fields of a board's view (Manami 21, TacTiki 25, Topple 9 and its pad)

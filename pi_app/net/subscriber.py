@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pi_app.net import topics
 from pi_app.net.desk import Incoming
 from pi_app.net.mqtt import BrokerOptions, new_client
-from pi_app.net.schema import LocksPayload, PayloadError, read_locks
+from pi_app.net.schema import LocksPayload, PairingPayload, PayloadError, read_locks
 
 SESSION_EXPIRY = 7 * 24 * 3600
 
@@ -145,6 +146,24 @@ class Subscriber:
             self._refused.discard(info.mid)
         if refused:
             self.last_error = "the broker refused the locks (may this user write them?)"
+        return info.is_published() and not refused
+
+    def publish_pairing(self, board: str, pairing: PairingPayload | None,
+                        timeout: float = 3.0) -> bool:
+        """Send ``board`` its table of the round (retained; None clears it); True once the
+        broker took it. Blocks up to ``timeout``: call it off the event loop."""
+        topic = topics.pairing_topic(self.event, board)
+        payload = b"" if pairing is None else topics.encode(dataclasses.asdict(pairing))
+        try:
+            info = self.client.publish(topic, payload, qos=topics.QOS, retain=True)
+            info.wait_for_publish(timeout)
+        except (RuntimeError, ValueError):  # not connected, or the queue is full
+            return False
+        with self._lock:
+            refused = info.mid in self._refused
+            self._refused.discard(info.mid)
+        if refused:
+            self.last_error = f"the broker refused the pairing of {board} (may this user write it?)"
         return info.is_published() and not refused
 
     def ack(self, messages: list[Incoming]) -> None:

@@ -22,6 +22,15 @@ One topic goes the other way, from the referee to every station of the event:
 must refuse (hints, for now: off in tournament play). The broker's ACL lets only the referee
 write it and every user read it; an empty retained message clears it (everything allowed).
 
+And one per board, from the referee to that station only: ``tiki/EVENT/pairing/BOARD``
+(retained, QoS 1) ``{"round", "table", "game", "players", "t", "ends_in"}``, the table the
+board serves this round with the names in seat order (seat 1 moves first) and the seconds
+left on the round clock, so the players only press OK at the station
+(``pi_app.net.schema.PairingPayload``). The ACL lets only the referee write it and only that
+board read it (``pattern read tiki/EVENT/pairing/%u``); an empty retained message clears it
+(the board serves no table). It lives outside ``board/BOARD/`` on purpose: a station
+writes every leaf there, and must never write its own pairing.
+
 ``seq`` increases by one per event across a station's games (SQLite AUTOINCREMENT in one file):
 the dashboard keeps the highest ``seq`` per board, drops anything at or below it as a duplicate
 (QoS 1 delivers at least once) and reports a jump as a gap.
@@ -60,6 +69,11 @@ def topic(event: str, board: str, leaf: str) -> str:
 def locks_topic(event: str) -> str:
     """The referee's locks for every station of ``event`` (the one topic a station reads)."""
     return f"{ROOT}/{check_name(event, 'event')}/locks"
+
+
+def pairing_topic(event: str, board: str) -> str:
+    """The pairing the referee sends ``board`` (the one topic only that board reads)."""
+    return f"{ROOT}/{check_name(event, 'event')}/pairing/{check_name(board, 'board')}"
 
 
 def event_filter(event: str) -> str:

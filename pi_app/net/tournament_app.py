@@ -11,14 +11,28 @@ event's current value on the dashboard's event loop, saves it after every step
 ``GET /tournament/standings.csv``   the standings (confirmed results only)
 ``GET /tournament/pairings.csv``    every round's tables, boards and results
 ``GET /tournament/records.json``    referee: every tournament game's record, from the ledger
-``POST /api/tournament/new``        ``{"game", "event"?, "seed"?}``: start the event's tournament
+``GET /tournament/print?round=N``   pairings, table cards and standings for paper (no script)
+``POST /api/tournament/new``        ``{"game", "event"?, "seed"?, "rounds"?}``: start the event's
+                                    tournament (``rounds``: how many are planned)
+``POST /api/tournament/rounds``     ``{"rounds"}``: plan the number of rounds
+``POST /api/tournament/clock``      ``{"minutes", "round"?}``: start the round clock (null: stop)
 ``POST /api/tournament/players``    ``{"names"}``: one a line, ``Name, 1850`` for a rating
 ``POST /api/tournament/withdraw``   ``{"player", "withdrawn"?}`` (a player id, ``p3``)
+``POST /api/tournament/halfbye``    ``{"player", "wanted"?}``: a half-point bye next round
 ``POST /api/tournament/pair``       pair (or seat, for Topple) the next round
 ``POST /api/tournament/boards``     ``{"tables": {"1": "table-1", ...}, "round"?}``
-``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?}``: confirm the
-                                    reported result, or rule one (seats 0-based, seat order)
+``POST /api/tournament/confirm``    ``{"table", "round"?, "scores"?, "winners"?, "late"?,
+                                    "forfeit"?}``: confirm the reported result, or rule one
+                                    (seats 0-based, seat order; a forfeit's winner is the seat
+                                    whose player came)
+``POST /api/tournament/unconfirm``  ``{"table", "round"?, "late"?}``: take a confirmation back
 ==================================  ============================================================
+
+Scores and winners that contradict each other under the game's rules are refused (409, the
+reason). A ruling on a round that later rounds were paired after answers 409 with ``"late"``:
+the later ``[round, table]`` pairs it touches; the page shows the warning and asks, and sends
+it again with ``"late": true``. Every confirmation and every one taken back is in the store's
+audit trail, shown on the page under "Rulings".
 
 Every POST needs the referee login and the page's CSRF token, exactly as the dashboard's own
 (:class:`Access` is the dashboard's helpers, handed over when the routes are made). A step the
@@ -41,6 +55,7 @@ import collections
 import json
 import sqlite3
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -55,9 +70,17 @@ from pi_app.games.base import JSON
 from pi_app.i18n import choose, translator
 from pi_app.net import pages
 from pi_app.net.desk import Desk
-from pi_app.net.schema import LocksPayload
-from pi_app.net.tournament_pages import TOURNAMENT_HTML, TOURNAMENT_JS, live_html, page_words
+from pi_app.net.schema import LocksPayload, PairingPayload
+from pi_app.net.tournament_pages import (
+    PRINT_CSS,
+    TOURNAMENT_HTML,
+    TOURNAMENT_JS,
+    live_html,
+    page_words,
+    print_html,
+)
 from pi_app.tournament import director, export
+from pi_app.tournament.director import LateCorrection
 from pi_app.tournament.model import Tournament, TournamentError
 from pi_app.tournament.standings import standings
 from pi_app.tournament.store import TournamentStore
@@ -96,6 +119,32 @@ def _tally(result: Any) -> tuple[list[Any], list[Any]] | None:
     return winners, [int(s) if isinstance(s, float) and s.is_integer() else s for s in scores]
 
 
+def _fold(name: str) -> str:
+    """A name as compared for near misses: accents, case and spacing do not count."""
+    plain = unicodedata.normalize("NFKD", name)
+    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).casefold().split())
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace) from ``a`` to ``b`` (Levenshtein)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def near_names(typed: str, seated: str) -> bool:
+    """``typed`` at the station is ``seated`` with a slip: the same but for accents, case or
+    spacing, or one edit away (two for names of 8 letters or more). A near miss is taken for
+    the referee to check, never silently dropped and never silently counted."""
+    a, b = _fold(typed), _fold(seated)
+    if a == b:
+        return True
+    return _distance(a, b) <= (2 if min(len(a), len(b)) >= 8 else 1) < min(len(a), len(b))
+
+
 class TournamentDesk:
     """The event's tournament on the dashboard's loop: one value, replaced and saved per step.
 
@@ -114,6 +163,11 @@ class TournamentDesk:
         """The referee's locks as the broker holds them (``tiki/EVENT/locks``)."""
         self.send_locks: Callable[[LocksPayload], bool] | None = None
         """Publishes new locks to every station (the subscriber's; None: no broker here)."""
+        self.send_pairing: Callable[[str, PairingPayload | None], None] | None = None
+        """Sends a board its pairing, retained (None clears it); must not block the loop (the
+        dashboard hands the publishing to a thread). None: no broker here."""
+        self.sent: dict[str, tuple[int, int, str, tuple[str, ...], float | None]] = {}
+        """What each board was last sent: round, table, game, names (nothing: cleared)."""
 
     def on_locks(self, locks: LocksPayload) -> None:
         """The broker's retained locks (on connecting, and after every change)."""
@@ -124,27 +178,64 @@ class TournamentDesk:
     def close(self) -> None:
         self.store.close()
 
-    def apply(self, step: Callable[[Tournament], Tournament]) -> Tournament:
-        """Run one director step on the current tournament and save the result."""
+    def apply(self, step: Callable[[Tournament], Tournament], actor: str | None = None
+              ) -> Tournament:
+        """Run one director step on the current tournament and save the result (``actor``:
+        the referee who took the step, for the audit trail)."""
         if self.tournament is None:
             raise TournamentError("no tournament yet: start one first")
-        return self._keep(step(self.tournament))
+        return self._keep(step(self.tournament), actor)
 
-    def _keep(self, tournament: Tournament) -> Tournament:
+    def _keep(self, tournament: Tournament, actor: str | None = None) -> Tournament:
         try:
-            self.store.save(tournament)
+            self.store.save(tournament, actor=actor)
         except (OSError, sqlite3.Error) as exc:
             raise TournamentError(f"the tournament could not be saved ({exc}); nothing "
                                   "changed: try again") from exc
         self.tournament = tournament
         self.version += 1
+        self.push_pairings()
         return tournament
 
-    def start(self, event: str, game: str, seed: int) -> Tournament:
+    def pairings_due(self) -> dict[str, tuple[int, int, str, tuple[str, ...], float | None]]:
+        """Each board that serves a table of the current round still waiting for its game:
+        round, table, game, the names in seat order and when the round clock ends. A table
+        with a result is not offered any more (a station restarting must not offer the
+        finished game again)."""
+        tournament = self.tournament
+        if tournament is None or tournament.current is None:
+            return {}
+        rnd = tournament.current
+        return {p.board: (rnd.number, p.table, tournament.game.value,
+                          tuple(tournament.player(pid).name for pid in p.seats), rnd.ends)
+                for p in rnd.pairings if p.board and not p.bye and p.result is None}
+
+    def push_pairings(self, everything: bool = False) -> None:
+        """Send each board what changed in its pairing since last sent (``everything``: all,
+        as after connecting): the new round's tables, boards moved, results that came in."""
+        send = self.send_pairing
+        if send is None:
+            return
+        due = self.pairings_due()
+        for board in sorted(set(due) | set(self.sent)):
+            wanted = due.get(board)
+            if not everything and wanted == self.sent.get(board):
+                continue
+            if wanted is None:
+                self.sent.pop(board, None)
+                send(board, None)
+                continue
+            self.sent[board] = wanted
+            number, table, game, names, ends = wanted
+            now = time.time()
+            send(board, PairingPayload(number, table, game, list(names), now,
+                                       None if ends is None else max(0.0, ends - now)))
+
+    def start(self, event: str, game: str, seed: int, rounds: int | None = None) -> Tournament:
         if self.tournament is not None:
             raise TournamentError(f"{self.tournament.event} is already running here: one "
                                   "tournament per dashboard")
-        return self._keep(director.new_tournament(event, game, seed=seed))
+        return self._keep(director.new_tournament(event, game, seed=seed, rounds=rounds))
 
     def notice(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
@@ -165,11 +256,17 @@ class TournamentDesk:
         where = f"board {board}, game {game_id}"
         seated = [tournament.player(pid).name for pid in pairing.seats]
         playing = self._players(board, game_id)
+        slightly = False
         if playing is not None and playing != seated:
-            self.notice(f"{where}: its players ({', '.join(playing)}) are not table "
-                        f"{pairing.table}'s ({', '.join(seated)}): result not taken; rule the "
-                        "table by hand if it was its game")
-            return
+            if len(playing) == len(seated) and all(map(near_names, playing, seated)):
+                slightly = True   # a typing slip: taken, and the referee is told to look
+            else:
+                swapped = sorted(map(_fold, playing)) == sorted(map(_fold, seated))
+                why = ("in another seat order, so the scores would go to the wrong players"
+                       if swapped else f"not table {pairing.table}'s ({', '.join(seated)})")
+                self.notice(f"{where}: its players ({', '.join(playing)}) are {why}: result not "
+                            "taken; rule the table by hand if it was its game")
+                return
         tally = _tally(data)
         if tally is None:
             self.notice(f"{where} ended without winners or scores: rule table "
@@ -180,6 +277,11 @@ class TournamentDesk:
             self.apply(lambda t: director.report_result(t, board, game_id, scores, winners))
         except TournamentError as exc:
             self.notice(f"{where}: {exc}")
+            return
+        if slightly and playing is not None:
+            self.notice(f"{where}: its players ({', '.join(playing)}) differ slightly from table "
+                        f"{pairing.table}'s ({', '.join(seated)}): result taken for the "
+                        "referee to check before confirming")
 
     def on_ruling(self, board: str, game_id: int, ruling: JSON) -> None:
         """A referee ruled a station's game on its board page: the table that holds the game's
@@ -202,10 +304,14 @@ class TournamentDesk:
         if now is not None and now.confirmed and (now.scores, now.winners) == (
                 tuple(scores), tuple(sorted(winners))):
             return
+        referee = str(ruling.get("referee") or "?")
         try:
             self.apply(lambda t: director.confirm_result(
-                t, pairing.table, str(ruling.get("referee") or "?"), scores=scores,
-                winners=winners, round_number=rnd.number))
+                t, pairing.table, referee, scores=scores, winners=winners,
+                round_number=rnd.number), referee)
+        except LateCorrection as exc:
+            self.notice(f"board {board}, game {game_id}: its ruling was not taken: {exc} "
+                        "(rule the table on this page)")
         except TournamentError as exc:
             self.notice(f"board {board}, game {game_id}: its ruling was not taken: {exc}")
 
@@ -243,10 +349,12 @@ class TournamentDesk:
                 for ref in export.game_refs(tournament)]
 
     def confirm(self, referee: str, table: int, round_number: int | None,
-                scores: list[int] | None, winners: list[int] | None) -> Tournament:
+                scores: list[int] | None, winners: list[int] | None,
+                late_ok: bool = False, forfeit: bool = False) -> Tournament:
         """Confirm or rule a table; the station's game gets the same ruling in the ledger."""
         tournament = self.apply(lambda t: director.confirm_result(
-            t, table, referee, scores=scores, winners=winners, round_number=round_number))
+            t, table, referee, scores=scores, winners=winners, round_number=round_number,
+            late_ok=late_ok, forfeit=forfeit), referee)
         rnd = tournament.rounds[-1] if round_number is None else next(
             r for r in tournament.rounds if r.number == round_number)
         result = rnd.table(table).result
@@ -323,7 +431,9 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
     def body_html(request: Request) -> str:
         return live_html(tdesk.tournament, boards=sorted(desk.boards), locks=tdesk.locks,
                          notices=list(tdesk.notices), referee=access.referee(request) is not None,
-                         event=desk.event, lang=reader(request))
+                         event=desk.event, lang=reader(request),
+                         history=tdesk.store.confirmations(),
+                         stations={b: v.status(False).value for b, v in desk.boards.items()})
 
     async def page(request: Request) -> Response:
         user = access.referee(request)
@@ -385,6 +495,9 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                     await done
             except BadRequest as exc:
                 return refuse(400, str(exc))
+            except LateCorrection as exc:
+                return JSONResponse({"error": str(exc), "late": [list(t) for t in exc.touched]},
+                                    status_code=409)
             except TournamentError as exc:
                 return refuse(409, str(exc))
             return JSONResponse({"ok": True, "version": tdesk.version})
@@ -397,7 +510,28 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         event = body.get("event") or desk.event
         if not isinstance(event, str):
             raise BadRequest("the event name is text")
-        tdesk.start(event, game, _int(body.get("seed", 0), "seed"))
+        rounds = body.get("rounds")
+        tdesk.start(event, game, _int(body.get("seed", 0), "seed"),
+                    None if rounds in (None, "") else _int(rounds, "rounds"))
+
+    def plan(_user: str, body: Mapping[str, Any]) -> None:
+        rounds = _int(body.get("rounds"), "rounds")
+        tdesk.apply(lambda t: director.plan_rounds(t, rounds))
+
+    def clock(_user: str, body: Mapping[str, Any]) -> None:
+        minutes = body.get("minutes")
+        wanted = None if minutes in (None, "", 0) else _int(minutes, "minutes")
+        number = _round_of(body)
+        tdesk.apply(lambda t: director.set_round_clock(t, wanted, time.time(), number))
+
+    def halfbye(_user: str, body: Mapping[str, Any]) -> None:
+        player = body.get("player")
+        if not isinstance(player, str):
+            raise BadRequest("give the player's id (p1, p2, ...)")
+        wanted = body.get("wanted", True)
+        if not isinstance(wanted, bool):
+            raise BadRequest("wanted is true or false")
+        tdesk.apply(lambda t: director.ask_half_bye(t, player, wanted))
 
     def players(_user: str, body: Mapping[str, Any]) -> None:
         names = body.get("names")
@@ -443,9 +577,39 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                                   "connected?")
         tdesk.on_locks(locks)
 
+    def flag(body: Mapping[str, Any], name: str) -> bool:
+        value = body.get(name, False)
+        if not isinstance(value, bool):
+            raise BadRequest(f"{name} is true or false")
+        return value
+
+    def late(body: Mapping[str, Any]) -> bool:
+        return flag(body, "late")
+
     def confirm(user: str, body: Mapping[str, Any]) -> None:
         tdesk.confirm(user, _int(body.get("table"), "table"), _round_of(body),
-                      _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"))
+                      _ints(body.get("scores"), "scores"), _ints(body.get("winners"), "winners"),
+                      late(body), flag(body, "forfeit"))
+
+    def unconfirm(user: str, body: Mapping[str, Any]) -> None:
+        table, number, late_ok = _int(body.get("table"), "table"), _round_of(body), late(body)
+        tdesk.apply(lambda t: director.unconfirm_result(t, table, round_number=number,
+                                                        late_ok=late_ok), user)
+
+    async def printed(request: Request) -> Response:
+        if tdesk.tournament is None:
+            return refuse(404, "no tournament yet")
+        wanted = request.query_params.get("round")
+        try:
+            number = None if not wanted else _int(wanted, "round")
+        except BadRequest as exc:
+            return refuse(400, str(exc))
+        return HTMLResponse(print_html(tdesk.tournament, desk.event, number, reader(request)),
+                            headers={"vary": "Accept-Language"})
+
+    async def print_css(_request: Request) -> Response:
+        return Response(PRINT_CSS, media_type="text/css",
+                        headers={"cache-control": "max-age=300"})
 
     async def script(_request: Request) -> Response:
         return Response(TOURNAMENT_JS, media_type="text/javascript",
@@ -458,12 +622,18 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/tournament/standings.csv", csv_of(export.standings_csv, "standings")),
         Route("/tournament/pairings.csv", csv_of(export.pairings_csv, "pairings")),
         Route("/tournament/records.json", records),
+        Route("/tournament/print", printed),
         Route("/api/tournament/new", action(new), methods=post),
         Route("/api/tournament/players", action(players), methods=post),
         Route("/api/tournament/withdraw", action(withdraw), methods=post),
+        Route("/api/tournament/halfbye", action(halfbye), methods=post),
+        Route("/api/tournament/rounds", action(plan), methods=post),
+        Route("/api/tournament/clock", action(clock), methods=post),
         Route("/api/tournament/pair", action(pair), methods=post),
         Route("/api/tournament/boards", action(boards), methods=post),
         Route("/api/tournament/confirm", action(confirm), methods=post),
+        Route("/api/tournament/unconfirm", action(unconfirm), methods=post),
         Route("/api/tournament/hints", action(hints), methods=post),
         Route("/static/tournament.js", script),
+        Route("/static/print.css", print_css),
     ]

@@ -11,7 +11,8 @@ with the page's CSRF token; people number players and seats from 1, the API coun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 from pi_app.games import get_game
@@ -19,7 +20,13 @@ from pi_app.i18n import N_, game_title, translator
 from pi_app.net.schema import LocksPayload
 from pi_app.tournament.export import number_text, result_text
 from pi_app.tournament.model import Game, Pairing, Round, Tournament
-from pi_app.tournament.standings import TIEBREAKS_TOPPLE, TIEBREAKS_TWO_PLAYER, standings
+from pi_app.tournament.standings import (
+    TIEBREAKS_TOPPLE,
+    TIEBREAKS_TWO_PLAYER,
+    crosstable,
+    standings,
+)
+from pi_app.tournament.store import Confirmation
 
 TIEBREAK_HEADINGS = {"buchholz_cut1": N_("Bh-1"), "buchholz": N_("Bh"),
                      "sonneborn_berger": N_("SB"), "wins": N_("Wins")}
@@ -39,7 +46,7 @@ TOURNAMENT_HTML = """<!doctype html>
 <meta name="csrf" content="{{csrf}}">
 <title>{{w_tournament}} · {{event}}</title><link rel="stylesheet" href="/static/site.css"></head>
 <body data-referee="{{referee}}" data-done="{{w_done}}" data-refused="{{w_refused}}"
- data-away="{{w_away}}">
+ data-away="{{w_away}}" data-late="{{w_late}}">
 <header><a href="/">{{event}}</a><h1>{{w_tournament}}</h1>
 <nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>{{{account}}}</header>
 <p id="result" role="status"></p>
@@ -52,7 +59,8 @@ def page_words(_: Say) -> dict[str, str]:
     """The words of the page's frame and script (the live part says its own)."""
     return {"tournament": _("Tournament"), "language": _("Language"), "done": _("Done."),
             "refused": _("Refused ({status})"),
-            "away": _("The dashboard did not answer; try again.")}
+            "away": _("The dashboard did not answer; try again."),
+            "late": _("Go ahead anyway?")}
 
 
 def _e(value: object) -> str:
@@ -76,6 +84,7 @@ def _new_form(event: str, _: Say) -> str:
 def _players(t: Tournament, referee: bool, _: Say) -> str:
     rows = []
     out = _e(_("withdrawn"))
+    more = t.planned is None or len(t.rounds) < t.planned
     for number, p in enumerate(t.players, start=1):
         button = ""
         if referee:
@@ -85,6 +94,15 @@ def _players(t: Tournament, referee: bool, _: Say) -> str:
                            f'<input type="hidden" name="withdrawn" data-type="bool" '
                            f'value="{"false" if p.withdrawn else "true"}">'
                            f'<button type="submit">{_e(label)}</button>', f"withdraw-{p.id}")
+            asked = p.id in t.half_byes
+            if t.game.two_player and more and not p.withdrawn:
+                half = _("cancel the ½-point bye") if asked else _("½-point bye next round")
+                button += _form("halfbye",
+                                f'<input type="hidden" name="player" value="{_e(p.id)}">'
+                                f'<input type="hidden" name="wanted" data-type="bool" '
+                                f'value="{"false" if asked else "true"}">'
+                                f'<button type="submit" id="halfbye-{number}">{_e(half)}'
+                                "</button>", f"halfbye-form-{number}")
         rows.append(f'<tr id="player-{number}"><td>{number}</td><td>{_e(p.name)}</td>'
                     f'<td>{"" if p.rating is None else p.rating}</td>'
                     f'<td>{out if p.withdrawn else ""}</td>'
@@ -108,14 +126,24 @@ def _seats(t: Tournament, pairing: Pairing) -> str:
     return " \u2013 ".join(f"{_e(t.player(pid).name)} ({t.number(pid)})" for pid in pairing.seats)
 
 
-def _status(pairing: Pairing, _: Say = _same) -> str:
+STATION_TROUBLE = {"offline": N_("offline"), "never": N_("never connected"),
+                   "fault": N_("fault")}
+"""A board's status (:class:`~pi_app.net.desk.BoardStatus` values) that says its table is not
+being played, whatever the pairing says: shown instead of "playing"."""
+
+
+def _status(pairing: Pairing, _: Say = _same, stations: Mapping[str, str] | None = None) -> str:
     """A table's state; in English (``_`` the identity) it is also the row's ``data-status``
-    that scripts and tests read, whatever the page's language."""
+    that scripts and tests read, whatever the page's language. ``stations`` are the boards'
+    statuses as the desk sees them: a table whose station went offline says so."""
     if pairing.bye:
         return _("bye")
     result = pairing.result
     if result is None:
-        return _("playing") if pairing.board else _("no board")
+        if not pairing.board:
+            return _("no board")
+        trouble = STATION_TROUBLE.get((stations or {}).get(pairing.board, ""))
+        return _(trouble) if trouble else _("playing")
     if not result.confirmed:
         return _("to confirm")
     if result.game_id is None:
@@ -130,7 +158,14 @@ def _status(pairing: Pairing, _: Say = _same) -> str:
 def _result_cell(t: Tournament, pairing: Pairing, _: Say) -> str:
     result = pairing.result
     if result is None:
-        return _("bye") if pairing.bye else result_text(pairing)
+        if pairing.bye:
+            return "\u00bd " + _("bye") if pairing.half else _("bye")
+        return result_text(pairing)
+    if result.forfeit:
+        came = ", ".join(t.player(pairing.seats[w]).name for w in result.winners)
+        said = _("forfeit: {names} came").format(names=came) if came else _(
+            "forfeit: neither came")
+        return _e(f"{result_text(pairing)}; {said}")
     won = ", ".join(t.player(pairing.seats[w]).name for w in result.winners)
     detail = f" ({' : '.join(str(s) for s in result.scores)})"
     who = _("won: {names}").format(names=won) if won and not result.is_draw(
@@ -152,6 +187,10 @@ def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
         confirm = _e(_("Confirm"))
         out += _form("confirm", hidden + f'<button type="submit" id="confirm-{key}">'
                      f'{confirm}</button>', f"confirm-form-{key}")
+    if result is not None and result.confirmed:
+        back = _e(_("Take back"))
+        out += _form("unconfirm", hidden + f'<button type="submit" id="unconfirm-{key}">'
+                     f'{back}</button>', f"unconfirm-form-{key}")
     seats = len(pairing.seats)
     scores = " ".join(str(s) for s in result.scores) if result else ""
     winners = " ".join(str(w + 1) for w in result.winners) if result else ""
@@ -167,6 +206,15 @@ def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
                  f'<button type="submit" id="correct-{key}">'
                  f'{_e(button)}</button>',
                  f"correct-form-{key}")
+    if seats == 2:
+        came, neither, forfeit = _("seat {number} came"), _("neither came"), _("Forfeit")
+        options = "".join(f'<option value="{n}">{_e(came.format(number=n))}</option>'
+                          for n in (1, 2))
+        options += f'<option value="">{_e(neither)}</option>'
+        out += _form("confirm", hidden + '<input type="hidden" name="forfeit" data-type="bool" '
+                     f'value="true"><select name="winners" data-type="seats">{options}</select>'
+                     f'<button type="submit" id="forfeit-{key}">{_e(forfeit)}</button>',
+                     f"forfeit-form-{key}")
     return out
 
 
@@ -191,12 +239,15 @@ def _assign(rnd: Round, boards: Sequence[str], _: Say) -> str:
 
 
 def _round(t: Tournament, rnd: Round, boards: Sequence[str], referee: bool,
-           current: bool, _: Say) -> str:
+           current: bool, _: Say, stations: Mapping[str, str] | None = None) -> str:
     rows = []
     for p in rnd.pairings:
-        rows.append(f'<tr id="table-{rnd.number}-{p.table}" data-status="{_e(_status(p))}">'
+        # only the current round's tables are being played: an old round's board has moved on
+        live = stations if current else None
+        rows.append(f'<tr id="table-{rnd.number}-{p.table}" '
+                    f'data-status="{_e(_status(p, stations=live))}">'
                     f"<td>{p.table}</td><td>{_seats(t, p)}</td><td>{_e(p.board or '')}</td>"
-                    f"<td>{_result_cell(t, p, _)}</td><td>{_e(_status(p, _))}</td>"
+                    f"<td>{_result_cell(t, p, _)}</td><td>{_e(_status(p, _, live))}</td>"
                     f'{"<td>" + _actions(rnd, p, _) + "</td>" if referee else ""}</tr>')
     assign = _assign(rnd, boards, _) if referee and current and not rnd.done else ""
     heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
@@ -224,13 +275,76 @@ def _standings(t: Tournament, _: Say) -> str:
                                                       N_("Points")))
     # W, D, L: won, drawn, lost (each language's own initials)
     last = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("W"), N_("D"), N_("L"), N_("Games")))
-    heading = _e(_("Standings"))
+    heading = _e(_("Final standings") if t.finished else _("Standings"))
     return (f'<section id="standings-section"><h2>{heading}</h2>'
             f'<div class="scroll"><table id="standings"><thead><tr>{first}{head}{last}'
             f'<th></th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             '<p><a href="/tournament/standings.csv" id="standings-csv" download>standings.csv</a>'
             ' <a href="/tournament/pairings.csv" id="pairings-csv" download>pairings.csv</a>'
             "</p></section>")
+
+
+def _crosstable(t: Tournament, _: Say) -> str:
+    """Every player's games round by round, in standings order."""
+    if not t.rounds:
+        return ""
+    cells = crosstable(t)
+    rows = []
+    for line in standings(t):
+        games = "".join(f"<td>{_e(c)}</td>" for c in cells[line.player_id])
+        rows.append(f'<tr id="cross-{line.number}"><td>{line.rank}</td><td>{line.number}</td>'
+                    f"<td>{_e(line.name)}</td>{games}<td>{number_text(line.points)}</td></tr>")
+    rounds = "".join(f"<th>{rnd.number}</th>" for rnd in t.rounds)
+    first = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("Rank"), N_("No"), N_("Name")))
+    if t.game.two_player:
+        key = _("W, D, L: won, drawn, lost against that number; +, -: a forfeit won or lost")
+    else:
+        key = _("the table's points; * a win")
+    heading, points = _e(_("Crosstable")), _e(_("Points"))
+    return (f'<section id="crosstable-section"><h2>{heading}</h2><div class="scroll">'
+            f'<table id="crosstable"><thead><tr>{first}{rounds}<th>{points}</th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<p class="key">{_e(key)}</p></section>')
+
+
+def _clock(t: Tournament, referee: bool, now: float, _: Say) -> str:
+    """The current round's clock: what is left (the script counts it down), and the referee's
+    form to start it. At time nothing happens by itself: the referee rules the tables still
+    playing, and each ruling is logged with its time (marked "after time" under Rulings)."""
+    rnd = t.current
+    if rnd is None or t.finished:
+        return ""
+    ends = rnd.ends
+    up = _("time is up: the referee rules the tables still playing")
+    left_word = _("{time} left")
+    shown = ""
+    if ends is not None:
+        left = max(0, int(ends - now))
+        text = up if left == 0 else left_word.format(time=f"{left // 60}:{left % 60:02d}")
+        title = _("Round clock")
+        shown = (f'<p id="round-clock" data-left="{left}" data-word="{_e(left_word)}" '
+                 f'data-up="{_e(up)}">{_e(title)}: <span id="clock-left">'
+                 f"{_e(text)}</span></p>")
+    form = ""
+    if referee:
+        minutes = "" if rnd.minutes is None else str(rnd.minutes)
+        label, button = _e(_("minutes")), _e(_("Start the round clock"))
+        form = _form("clock", f'<input type="hidden" name="round" data-type="int" '
+                              f'value="{rnd.number}"><label>{label} <input name="minutes" '
+                              f'data-type="int" type="number" min="1" max="600" size="4" '
+                              f'value="{minutes}" id="clock-minutes"></label><button '
+                              f'type="submit" id="clock-start">{button}</button>', "clock-form")
+    return shown + form
+
+
+def _plan_form(t: Tournament, _: Say) -> str:
+    """The referee says how many rounds the event has."""
+    value = "" if t.planned is None else str(t.planned)
+    label, button = _e(_("Rounds")), _e(_("Plan rounds"))
+    return _form("rounds", f'<label>{label} <input name="rounds" data-type="int" type="number" '
+                           f'min="{max(1, len(t.rounds))}" max="60" size="3" value="{value}" '
+                           f'id="planned-rounds"></label><button type="submit" '
+                           f'id="plan-rounds">{button}</button>', "plan-form")
 
 
 def _hints(locks: LocksPayload, referee: bool, _: Say) -> str:
@@ -250,10 +364,51 @@ def _hints(locks: LocksPayload, referee: bool, _: Say) -> str:
     return f'<section id="hints"><p id="hints-state">{_e(said)}</p>{button}</section>'
 
 
+HISTORY_SHOWN = 100
+"""How many rulings the page lists, newest first (the store keeps every one)."""
+
+
+def _history(t: Tournament, history: Sequence[Confirmation], _: Say) -> str:
+    """The audit trail: every confirmation and every one taken back, newest first, so a
+    disputed result can be traced to who ruled what and when (and whether after the round's
+    time was up)."""
+    if not history:
+        return ""
+    ends = {rnd.number: rnd.ends for rnd in t.rounds}
+    rows = []
+    for c in list(reversed(history))[:HISTORY_SHOWN]:
+        late = ends.get(c.round)
+        after = " (" + _("after time") + ")" if late is not None and c.t > late else ""
+        when = time.strftime("%H:%M:%S", time.localtime(c.t))
+        if c.action == "unconfirm":
+            what = _("taken back")
+        elif c.action == "forfeit":
+            what = _("forfeit")
+        elif c.corrected:
+            what = _("confirmed (corrected)")
+        else:
+            what = _("confirmed")
+        winners = " ".join(str(w + 1) for w in c.winners) or _("draw")
+        scores = " : ".join(str(s) for s in c.scores)
+        rows.append(f'<tr data-action="{_e(c.action)}"><td>{_e(when)}</td><td>{c.round}</td>'
+                    f"<td>{c.table}</td><td>{_e(c.referee)}</td><td>{_e(what + after)}</td>"
+                    f"<td>{_e(scores)}</td><td>{_e(winners)}</td></tr>")
+    heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
+        N_("Time"), N_("Round"), N_("Table"), N_("Referee"), N_("Ruling"), N_("Scores"),
+        N_("Winning seats")))
+    heading = _e(_("Rulings"))
+    return (f'<section id="history-section"><h2>{heading}</h2><div class="scroll">'
+            f'<table id="history"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table></div></section>")
+
+
 def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[str],
               referee: bool, event: str, lang: str = "en",
-              locks: LocksPayload | None = None) -> str:
-    """The page's changing part: everything below the header, in ``lang``."""
+              locks: LocksPayload | None = None,
+              history: Sequence[Confirmation] = (),
+              stations: Mapping[str, str] | None = None, now: float | None = None) -> str:
+    """The page's changing part: everything below the header, in ``lang``; ``history`` is the
+    store's audit trail (oldest first); ``stations`` each board's status from the desk."""
     _ = translator(lang).gettext
     hints = _hints(locks or LocksPayload(), referee, _)
     if t is None:
@@ -262,11 +417,14 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
         return f'<section id="no-tournament"><h2>{heading}</h2>{inner}</section>' + hints
     current = t.current
     pair = ""
-    if referee:
+    last = t.planned is not None and len(t.rounds) >= t.planned
+    if referee and not last:
         label = _("Pair round {number}").format(number=len(t.rounds) + 1)
         pair = _form("pair", f'<button type="submit" id="pair">{_e(label)}</button>',
                      "pair-form")
-    rounds = "".join(_round(t, rnd, boards, referee, rnd is current, _)
+    if referee and not t.finished:
+        pair += _plan_form(t, _)
+    rounds = "".join(_round(t, rnd, boards, referee, rnd is current, _, stations)
                      for rnd in reversed(t.rounds))
     notes = ""
     if notices and referee:
@@ -277,13 +435,73 @@ def live_html(t: Tournament | None, *, boards: Sequence[str], notices: Sequence[
     every = _e(_("every game's record (JSON)"))
     records = (f'<p><a href="/tournament/records.json" id="records" download>{every}</a></p>'
                if referee else "")
+    printed = _e(_("Print view: pairings, table cards, standings"))
+    records += f'<p><a href="/tournament/print" id="print-link">{printed}</a></p>'
     players = _("{count} players").format(count=len(t.players))
-    round_word = _("round {number}").format(number='<span id="round-number">'
-                                                   f"{len(t.rounds)}</span>")
+    shown = f'<span id="round-number">{len(t.rounds)}</span>'
+    if not t.rounds:
+        round_word = _e(_("not started"))
+    elif t.planned is not None:
+        round_word = _e(_("round {number} of {planned}")).format(
+            number=shown, planned=t.planned)
+    else:
+        round_word = _e(_("round {number}")).format(number=shown)
     title = (f'<section id="summary"><h2 id="event-name">{_e(t.event)}</h2>'
              f"<p>{_e(game_title(get_game(t.game.value).title, _))} \u00b7 {_e(players)} \u00b7 "
-             f"{round_word}</p>{pair}{records}</section>")
-    return (title + hints + notes + _standings(t, _) + rounds + _players(t, referee, _))
+             f"{round_word}</p>{pair}"
+             f"{_clock(t, referee, time.time() if now is None else now, _)}{records}</section>")
+    return (title + hints + notes + _standings(t, _) + _crosstable(t, _) + rounds
+            + _history(t, history, _) + _players(t, referee, _))
+
+
+PRINT_CSS = """
+body{font-family:system-ui,sans-serif;margin:1em;color:#000;background:#fff}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;border:1px solid #999;
+text-align:left}.cards{display:flex;flex-wrap:wrap;gap:.6em}
+.card{border:2px solid #000;padding:.6em 1em;width:16em;break-inside:avoid}
+.card h3{margin:0 0 .3em}.card p{font-size:1.3em;margin:.15em 0}
+section{break-after:page}@media print{nav{display:none}}
+"""
+"""The print view's own style, served as ``/static/print.css`` (the Content-Security-Policy
+allows no inline style)."""
+
+
+def print_html(t: Tournament, event: str, round_number: int | None, lang: str = "en") -> str:
+    """Pairings, table cards and standings for paper: the round's tables with boards and
+    names in seat order, one card a table to put on it, and the standings (final once the
+    last planned round is confirmed). Everything escaped; no script, no forms."""
+    _ = translator(lang).gettext
+    rnd = t.current if round_number is None else next(
+        (r for r in t.rounds if r.number == round_number), None)
+    parts = [f"<h1>{_e(t.event)}</h1>"]
+    if rnd is not None:
+        title = _e(_("Round {number}").format(number=rnd.number))
+        heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
+            N_("Table"), N_("Board"), N_("Seats (first moves first)"), N_("Result")))
+        rows = "".join(
+            f"<tr><td>{p.table}</td><td>{_e(p.board or '')}</td><td>{_seats(t, p)}</td>"
+            f"<td>{_e(result_text(p))}</td></tr>" for p in rnd.pairings)
+        parts.append(f'<section id="print-pairings"><h2>{title}</h2><table><thead><tr>{heads}'
+                     f"</tr></thead><tbody>{rows}</tbody></table></section>")
+        cards = []
+        for p in rnd.pairings:
+            if p.bye:
+                continue
+            label = _e(_("Table {number}").format(number=p.table))
+            names = "".join(f"<p>{n}. {_e(t.player(pid).name)}</p>"
+                            for n, pid in enumerate(p.seats, start=1))
+            board = " \u00b7 " + _e(p.board) if p.board else ""
+            cards.append(f'<div class="card"><h3>{title} \u00b7 {label}{board}</h3>{names}'
+                         "</div>")
+        heading = _e(_("Table cards"))
+        parts.append(f'<section id="print-cards"><h2>{heading}</h2><div class="cards">'
+                     f'{"".join(cards)}</div></section>')
+    parts.append(_standings(t, _).replace('<div class="scroll">', "<div>"))
+    printed = _("Print")
+    return (f'<!doctype html><html lang="{_e(lang)}"><head><meta charset="utf-8">'
+            f"<title>{_e(printed)} \u00b7 {_e(event)}</title>"
+            '<link rel="stylesheet" href="/static/print.css">'
+            f"</head><body>{''.join(parts)}</body></html>")
 
 
 TOURNAMENT_JS = r"""
@@ -336,6 +554,12 @@ async function refresh(force) {
     typedAt = 0;
   } catch (e) { /* the dashboard is away: the next poll tries again */ }
 }
+function send(action, body) {
+  return fetch("/api/tournament/" + action, {
+    method: "POST", credentials: "same-origin",
+    headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+    body: JSON.stringify(body)});
+}
 live.addEventListener("input", () => { typedAt = Date.now(); });
 live.addEventListener("change", () => { typedAt = Date.now(); });
 live.addEventListener("submit", async (event) => {
@@ -348,11 +572,16 @@ live.addEventListener("submit", async (event) => {
   let data = {};
   let response;
   try {
-    response = await fetch("/api/tournament/" + form.dataset.action, {
-      method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
-      body: JSON.stringify(body)});
+    response = await send(form.dataset.action, body);
     try { data = await response.json(); } catch (e) { data = {}; }
+    // A ruling on a round that later rounds were paired after: say which tables it touches,
+    // and send it again only if the referee says so.
+    if (response.status === 409 && data.late
+        && window.confirm(data.error + "\n\n" + (words.late || "Go ahead anyway?"))) {
+      body.late = true;
+      response = await send(form.dataset.action, body);
+      try { data = await response.json(); } catch (e) { data = {}; }
+    }
   } catch (e) {
     say(words.away || "The dashboard did not answer; try again.");
     return;
@@ -362,4 +591,17 @@ live.addEventListener("submit", async (event) => {
   if (response.ok) await refresh(true);
 });
 setInterval(() => refresh(false), 1500);
+// The round clock counts down between refreshes; a refresh brings the server's count again.
+let clockAt = 0, clockLeft = -1;
+setInterval(() => {
+  const clock = document.getElementById("round-clock");
+  const shown = document.getElementById("clock-left");
+  if (!clock || !shown) return;
+  if (clock.dataset.left !== String(clockLeft)) {
+    clockLeft = Number(clock.dataset.left); clockAt = Date.now();
+  }
+  const left = Math.max(0, clockLeft - Math.floor((Date.now() - clockAt) / 1000));
+  const mmss = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+  shown.textContent = left === 0 ? clock.dataset.up : clock.dataset.word.split("{time}").join(mmss);
+}, 1000);
 """

@@ -51,6 +51,7 @@ from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Said
 from pi_app.referee.config import Config, ConfigError, load_config, parse_config
+from pi_app.referee.joincode import JoinCodeError, read_join_code
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,8 @@ FIELD_KEYS = {"board": "station.board", "game": "station.game", "players": "stat
               "pin": "web.token", "mqtt_host": "mqtt.host", "mqtt_port": "mqtt.port",
               "mqtt_password": "mqtt.password"}
 #: What people call each field (the page's labels).
-FIELD_LABELS = {"code": N_("Set-up code"), "board": N_("Table name"), "game": N_("Game"),
+FIELD_LABELS = {"code": N_("Set-up code"), "join": N_("Join code"), "board": N_("Table name"),
+                "game": N_("Game"),
                 "language": N_("Language"),
                 "players": N_("Players"), "count": N_("Number of players"), "pin": N_("PIN"),
                 "ssid": N_("Wi-Fi network"), "passphrase": N_("Wi-Fi password"),
@@ -227,6 +229,14 @@ class FirstBoot:
             raise SetupError("language", Said.gettext(
                 "Language: one of {languages}",
                 languages=", ".join(LANGUAGE_NAMES[code] for code in LANGUAGES)))
+        join = form.get("join", "").strip()
+        code = None
+        if join:
+            try:
+                code = read_join_code(join)
+            except JoinCodeError as exc:
+                raise SetupError("join", Said.gettext("{label}: {reason}", label=_label("join"),
+                                                      reason=str(exc))) from None
         pin = form.get("pin", "")
         if not pin:
             raise SetupError("pin", Said.gettext(
@@ -244,7 +254,17 @@ class FirstBoot:
             web["host"] = self.config.web.host
         if "port" not in web:
             web["port"] = self.config.web.port
-        broker = form.get("mqtt_host", "").strip()
+        broker = "" if code is not None else form.get("mqtt_host", "").strip()
+        if code is not None:  # the join code says it all: the table name is its board
+            station["board"] = code.board
+            mqtt = _table(doc, "mqtt")
+            mqtt["enabled"] = True
+            mqtt["host"] = code.host
+            mqtt["port"] = code.port
+            mqtt["event"] = code.event
+            mqtt["username"] = code.board
+            mqtt["password"] = code.password
+            mqtt["tls"] = code.tls
         if broker:
             mqtt = _table(doc, "mqtt")
             mqtt["enabled"] = True

@@ -624,6 +624,41 @@ class Station:
         self.render(now)
         return True
 
+    def offer_pairing(self, pairing: tuple[int, int, str, Sequence[str]] | None,
+                      now: float) -> bool:
+        """The tournament's pairing for this board, from the referee's dashboard: ``(round,
+        table, game, names in seat order)``, or None when the board serves no table now.
+
+        The game waits for the table's OK (BACK keeps what is on), so the players never type
+        their names and the station's players are exactly the table's, seat for seat: that is
+        how the dashboard knows the result is this table's. False (logged, shown) when this
+        board cannot play it; an offer withdrawn is forgotten unless already started."""
+        change = self.status.change
+        if pairing is None:
+            if change is not None and change.get("pairing") is not None:
+                self.status.change = None
+                self.status.message = ""
+                self.render(now)
+            return True
+        number, table, game_name, players = pairing
+        try:
+            names, checked = self._checked_game(game_name, list(players), None)
+        except ValueError as exc:
+            log.warning("the referee's pairing (round %s, table %s) cannot be played here: %s",
+                        number, table, exc)
+            self.status.message = Said.gettext(
+                "the referee's pairing cannot be played here: {reason}", reason=str(exc))
+            self.render(now)
+            return False
+        self.status.change = {"game": game_name, "players": list(names), "options": checked,
+                              "pairing": [number, table]}
+        self.status.message = Said.gettext("round {round}, table {table}: {names}. OK starts it",
+                                           round=number, table=table,
+                                           names=" \u2013 ".join(names))
+        self._note("prompt", {"kind": "new_game", "options": []})
+        self.render(now)
+        return True
+
     def _change_button(self, button: str, now: float) -> None:
         """OK starts the game the page asked for; BACK keeps this one (the refusal is noted
         in the game's events); other buttons wait."""

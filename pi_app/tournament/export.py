@@ -53,13 +53,17 @@ def standings_csv(tournament: Tournament) -> str:
 
 
 def result_text(pairing: Pairing) -> str:
-    """A table's result in a word: ``1-0``, ``0-1``, ``½-½``, ``bye``, the Topple points
-    (``12-7-5``), or empty while there is none."""
+    """A table's result in a word: ``1-0``, ``0-1``, ``½-½``, ``bye``, ``½ bye``, a forfeit
+    ``1-0 forfeit`` (``0-0 forfeit``: neither came), the Topple points (``12-7-5``), or empty
+    while there is none."""
     if pairing.bye:
-        return "bye"
+        return "½ bye" if pairing.half else "bye"
     result = pairing.result
     if result is None:
         return ""
+    if result.forfeit:   # not FIDE's "+:-": a cell starting with + is a spreadsheet formula
+        return "-".join("1" if seat in result.winners else "0"
+                        for seat in range(len(pairing.seats))) + " forfeit"
     if len(pairing.seats) != 2:
         return "-".join(str(s) for s in result.scores)
     if result.is_draw(2):

@@ -56,7 +56,10 @@ class Result:
     seat) on a draw. ``board``/``game_id`` say which station game it came from (None for a
     result the referee entered by hand). It counts in the standings only once a referee
     confirmed it (``confirmed_by``); ``corrected`` says the referee's ruling differs from what
-    the station reported.
+    the station reported. ``forfeit``: the game was not played (a player did not come); the
+    winner, if any, is the seat that did, the scores are 0, and only the points count (no
+    game, no opponent for tie-breaks, no seat or meeting for the pairings, as FIDE's rules
+    treat forfeits).
     """
 
     scores: tuple[int, ...]
@@ -65,6 +68,7 @@ class Result:
     game_id: int | None = None
     confirmed_by: str | None = None
     corrected: bool = False
+    forfeit: bool = False
 
     @property
     def confirmed(self) -> bool:
@@ -81,13 +85,16 @@ class Pairing:
 
     A bye is a "table" of one player who does not play; it has no board and no result, and
     scores a win in a two-player tournament (nothing in Topple). ``board`` is the station the
-    table plays on, once the referee assigned one.
+    table plays on, once the referee assigned one. ``half``: a half-point bye the player asked
+    for before the round was paired (½ point; it is not the round's allocated bye, which still
+    goes to someone who has had none).
     """
 
     table: int
     seats: tuple[str, ...]
     board: str | None = None
     result: Result | None = None
+    half: bool = False
 
     @property
     def bye(self) -> bool:
@@ -101,10 +108,24 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Round:
-    """A round's tables, numbered from 1 in order of strength; a bye comes last."""
+    """A round's tables, numbered from 1 in order of strength; a bye comes last.
+
+    ``minutes`` and ``started`` are the round clock the referee set (the referee's wall clock,
+    seconds since the epoch): the round ends at ``started + minutes * 60``. What happens to a
+    table still playing then is the referee's ruling, logged with its time like any other.
+    """
 
     number: int
     pairings: tuple[Pairing, ...]
+    minutes: int | None = None
+    started: float | None = None
+
+    @property
+    def ends(self) -> float | None:
+        """When the round's time is up, or None without a clock."""
+        if self.minutes is None or self.started is None:
+            return None
+        return self.started + self.minutes * 60
 
     @property
     def done(self) -> bool:
@@ -121,7 +142,10 @@ class Round:
 class Tournament:
     """An event: its game, its entrants in entry order, and the rounds paired so far.
 
-    ``seed`` makes the first round's order reproducible when nobody has a rating.
+    ``seed`` makes the first round's order reproducible when nobody has a rating. ``planned``
+    is the number of rounds the event has (None: not said yet); no round is paired past it,
+    and once its last round is confirmed the standings are final. ``half_byes`` are the
+    players who asked for a half-point bye in the next round to be paired.
     """
 
     event: str
@@ -129,6 +153,8 @@ class Tournament:
     players: tuple[Player, ...] = ()
     rounds: tuple[Round, ...] = ()
     seed: int = 0
+    planned: int | None = None
+    half_byes: tuple[str, ...] = ()
 
     def player(self, player_id: str) -> Player:
         for player in self.players:
@@ -152,6 +178,12 @@ class Tournament:
         for rnd in self.rounds:
             for pairing in rnd.pairings:
                 yield rnd, pairing
+
+    @property
+    def finished(self) -> bool:
+        """Every planned round is paired and confirmed: the standings are final."""
+        return (self.planned is not None and len(self.rounds) >= self.planned
+                and all(rnd.done for rnd in self.rounds))
 
     @property
     def current(self) -> Round | None:

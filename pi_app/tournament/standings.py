@@ -2,7 +2,9 @@
 
 Two-player games (Manami, TacTiki), as in chess Swiss events:
 
-- points: a win 1, a draw ½, a loss 0; a bye scores a win (1 point, no game played);
+- points: a win 1, a draw ½, a loss 0; a bye scores a win (1 point, no game played), a
+  half-point bye the player asked for ½; a forfeit 1 to the player who came, 0 to the one who
+  did not, and it is no game: no win or loss over the board, no opponent for the tie-breaks;
 - tie-breaks, in this order: Buchholz Cut-1 (Buchholz without the lowest opponent's score),
   Buchholz (the sum of the opponents' points), Sonneborn-Berger (the points of the opponents
   beaten, plus half those of the opponents drawn), then the number of games won over the board.
@@ -84,12 +86,14 @@ def points(tournament: Tournament) -> dict[str, float]:
         if not _counted(pairing):
             continue
         if pairing.bye:
-            total[pairing.seats[0]] += 1.0 if two else 0.0
+            total[pairing.seats[0]] += (0.5 if pairing.half else 1.0) if two else 0.0
             continue
         assert pairing.result is not None
         result = pairing.result
         for seat, pid in enumerate(pairing.seats):
-            if not two:
+            if result.forfeit:
+                total[pid] += 1.0 if seat in result.winners else 0.0
+            elif not two:
                 total[pid] += result.scores[seat]
             elif result.is_draw(len(pairing.seats)):
                 total[pid] += 0.5
@@ -117,6 +121,8 @@ def standings(tournament: Tournament) -> list[Standing]:
             continue
         assert pairing.result is not None
         result = pairing.result
+        if result.forfeit:
+            continue   # not played: its points only (above), no game and no opponent
         draw = result.is_draw(len(pairing.seats))
         for seat, pid in enumerate(pairing.seats):
             games[pid] += 1
@@ -155,3 +161,36 @@ def standings(tournament: Tournament) -> list[Standing]:
         rank = ranked[-1].rank if shared else i + 1
         ranked.append(replace(line, rank=rank))
     return ranked
+
+
+def crosstable(tournament: Tournament) -> dict[str, list[str]]:
+    """Each player's games round by round, in the people's numbers, for the crosstable.
+
+    Two-player games: ``W5`` / ``D5`` / ``L5`` a win, draw or loss against player 5, ``+5`` /
+    ``-5`` a forfeit won or lost (the usual crosstable signs), ``bye`` and ``½ bye``; Topple:
+    the game's points at the table, ``*`` after them for a win. ``…`` a result not confirmed
+    yet, empty a round the player was not in. Words stay short and in English: the page says
+    what the letters mean in its reader's language.
+    """
+    cells = {p.id: [""] * len(tournament.rounds) for p in tournament.players}
+    two = tournament.game.two_player
+    for i, rnd in enumerate(tournament.rounds):
+        for pairing in rnd.pairings:
+            if pairing.bye:
+                cells[pairing.seats[0]][i] = "½ bye" if pairing.half else "bye"
+                continue
+            result = pairing.result
+            for seat, pid in enumerate(pairing.seats):
+                if result is None or not result.confirmed:
+                    cells[pid][i] = "\u2026"
+                elif not two:
+                    cells[pid][i] = f"{result.scores[seat]}{'*' if seat in result.winners else ''}"
+                else:
+                    other = tournament.number(pairing.seats[1 - seat])
+                    won = seat in result.winners
+                    if result.forfeit:
+                        mark = "+" if won else "-"
+                    else:
+                        mark = "D" if result.is_draw(2) else "W" if won else "L"
+                    cells[pid][i] = f"{mark}{other}"
+    return cells

@@ -104,8 +104,11 @@ def histories(tournament: Tournament) -> dict[str, History]:
     found = {p.id: History(points=scores[p.id]) for p in tournament.players}
     for _rnd, pairing in tournament.played():
         if pairing.bye:
-            found[pairing.seats[0]].byes += 1
+            if not pairing.half:   # a half-point bye asked for is not the allocated bye
+                found[pairing.seats[0]].byes += 1
             continue
+        if pairing.result is not None and pairing.result.forfeit:
+            continue               # not played: no seat, and the two may still meet
         for seat, pid in enumerate(pairing.seats):
             found[pid].seats.append(seat)
             for other in pairing.seats:

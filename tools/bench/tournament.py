@@ -17,6 +17,9 @@ Figures:
   p50, p90, p99, max over every event of the run. Target: p99 <= 250 ms.
 * ``cpu_pct``: CPU time of the mosquitto process and of the dashboard process during the run,
   from ``/proc/PID/stat`` (utime + stime), as a percentage of one core.
+* ``memory_mb``: resident memory of mosquitto and of the dashboard at the end of the run, now
+  and at its peak (``/proc/PID/status`` VmRSS, VmHWM); ``load_avg_1m_at_end`` says how busy
+  the machine was (other work shares its cores).
 * ``delivered``: every event of every station reached the dashboard's ledger (checked per board
   against the highest ``events.id``), ``duplicates`` and ``gaps`` as the desk counted them.
 """
@@ -124,6 +127,18 @@ def _sse_reader(port: int, stop: threading.Event, counter: list[int]) -> None:
         conn.close()
 
 
+def memory_mb(pid: int) -> dict[str, float]:
+    """A process's resident memory now and at its peak (``/proc/PID/status`` VmRSS, VmHWM), MB."""
+    found: dict[str, float] = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                found["rss" if key == "VmRSS" else "peak"] = round(int(value.split()[0]) / 1024,
+                                                                    1)
+    return found
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="tiki-bench-"))
     boards = [f"s{i:02d}" for i in range(args.stations)]
@@ -188,6 +203,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu = {"broker": cpu_seconds(broker.pid) - cpu0["broker"],
                "dashboard": cpu_seconds(dashboard.pid) - cpu0["dashboard"]}
         stats = get_json(web_port, "/api/stats")
+        memory = {"broker": memory_mb(broker.pid), "dashboard": memory_mb(dashboard.pid)}
         events = sum(last.values())
         return {
             "stations": args.stations, "seconds": args.seconds, "rate_per_station": args.rate,
@@ -199,6 +215,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "lag_ms": stats["lag_ms"], "target_p99_ms": 250,
             "cpu_pct": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "sse_updates_seen": sse_count[0],
+            "memory_mb": memory,
+            "load_avg_1m_at_end": round(os.getloadavg()[0], 1),
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                         "system": platform.platform()},
         }
