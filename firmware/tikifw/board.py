@@ -14,6 +14,11 @@ from tikifw.scanner import Config, Scanner
 from tikifw.shiftin import NoPresence, ShiftIn
 
 DRIVERS = {"MFRC522": Mfrc522, "PN5180": Pn5180}
+RESET_LOW_US = 100  # the RST pulse (a PN5180 needs at least 10 us low)
+# No fixed wait after RST rises: a PN5180 starts up in about 2.5 ms typical (data sheet), more
+# than the 2 ms this used to wait, so each driver's first init() polls for the chip to be up
+# (PN5180: IDLE_IRQ; MFRC522: its soft reset and 50 ms oscillator wait).
+RESET_WAIT_US = 0
 
 
 def build_device(machine, pins, info, transport, now_ms, sleep_us=no_sleep_us, config=None,
@@ -30,9 +35,10 @@ def build_device(machine, pins, info, transport, now_ms, sleep_us=no_sleep_us, c
                            pin(sel["enable"], pin.OUT, value=1))
     reset = pin(pins["reader_reset"], pin.OUT, value=1)
     reset.value(0)  # one hardware reset of every reader at boot
-    sleep_us(100)
+    sleep_us(RESET_LOW_US)
     reset.value(1)
-    sleep_us(2000)
+    if RESET_WAIT_US:
+        sleep_us(RESET_WAIT_US)
     busy = None
     if chip == "PN5180" and pins.get("reader_busy") is not None:
         busy = pin(pins["reader_busy"], pin.IN, pin.PULL_DOWN)

@@ -47,10 +47,11 @@ class SimBus:
     firmware's ``sleep_us`` should be ``bus.clock.sleep_us``, so time is one for all.
     """
 
-    def __init__(self, pins):
-        self.clock = AirClock()
+    def __init__(self, pins, host=None):
+        self.clock = AirClock() if host is None else AirClock(host)
         self.address_pins = pins["reader_select"]["address"]
         self.enable_pin = pins["reader_select"]["enable"]
+        self.reset_pin = pins.get("reader_reset")
         self.busy_pin = pins.get("reader_busy")
         shift = pins["shift_in"]
         self.load_pin = shift["load"]
@@ -69,9 +70,17 @@ class SimBus:
     def write_pin(self, pin, value):
         old = self.levels.get(pin, 0)
         self.levels[pin] = value
+        if pin != self.enable_pin:  # the enable's cost is in the chips' per-transfer overhead
+            self.clock.advance(self.clock.pin_read)
         if pin in self.address_pins:
             bit = 1 << self.address_pins.index(pin)
             self.addr = (self.addr | bit) if value & 1 else (self.addr & ~bit)
+        elif pin == self.reset_pin:
+            if value == 1 and old == 0:  # RST released: every reader starts up
+                for chip in self.chips.values():
+                    hard_reset = getattr(chip, "hard_reset", None)
+                    if hard_reset is not None:
+                        hard_reset()
         elif pin == self.enable_pin:
             if value == 0 and self.selected is None:
                 self.selected = self.chips.get(self.address())
@@ -91,6 +100,7 @@ class SimBus:
             chip = self.chips.get(self.address())
             return 1 if chip is not None and chip.busy() else 0
         if pin == self.data_pin and self.chain is not None:
+            self.clock.advance(self.clock.pin_read)
             return self.chain.q()
         return None
 

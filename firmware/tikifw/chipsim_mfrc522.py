@@ -19,7 +19,7 @@ answering after the frame delay time of ISO/IEC 14443-3. Not modelled: CRC copro
 authentication, analogue settings (stored only).
 """
 
-from tikifw.chipsim_air import FRAME_OVERHEAD, SPI_BYTE, AirClock, TimedChip
+from tikifw.chipsim_air import SPI_BYTE, AirClock, TimedChip
 from tikifw.crc import crc_a
 
 # --- registers (data sheet 9.2 register overview; miguelbalboa MFRC522.h; gobot register file) -
@@ -147,11 +147,11 @@ class Mfrc522Chip(TimedChip):
 
     # --- SPI (data sheet 8.1.2.3: address byte = read bit 7, address bits 6:1, bit 0 zero) -------
     def begin(self):
-        self.clock.advance(FRAME_OVERHEAD // 2)
+        self.clock.advance(self.clock.frame_overhead // 2)
         self.mode = None
 
     def end(self):
-        self.clock.advance(FRAME_OVERHEAD // 2)
+        self.clock.advance(self.clock.frame_overhead // 2)
         self._update()
         self.mode = None
 
