@@ -81,7 +81,7 @@ def _tags_of(board, i):
     return tags
 
 
-def rig(game_path, pinmap_path, air_time=False, host=None):
+def rig(game_path, pinmap_path, air_time=False, host=None, max_spi_hz=0):
     """A device wired to emulated chips: (device, board, chips, transport, clock, bus).
 
     With ``air_time`` the device's millisecond clock is the emulators' air clock; ``host`` is
@@ -94,6 +94,7 @@ def rig(game_path, pinmap_path, air_time=False, host=None):
     _game, chip, n_readers, n_presence = info
     board = SimBoard(n_readers, n_presence)
     bus = chipsim.SimBus(pins, host)
+    bus.max_spi_hz = max_spi_hz  # a loaded bus that garbles reads above this rate (tests)
     chips = []
     for i in range(n_readers):
         fn = _tags_of(board, i)

@@ -62,6 +62,9 @@ class SimBus:
         self.chain = None
         self.selected = None
         self.spi_bytes = 0
+        self.spi_hz = 0
+        self.max_spi_hz = 0  # a loaded bus: above this rate MISO reads garble (0 = never)
+        self.garbled = 0
         self.addr = 0  # the level of the address lines, kept up to date by write_pin
 
     def address(self):
@@ -104,8 +107,18 @@ class SimBus:
             return self.chain.q()
         return None
 
+    def set_spi_hz(self, hz):
+        self.spi_hz = hz
+
     def spi(self, tx):
         self.spi_bytes += len(tx)
         if self.selected is None:
             return bytearray(len(tx))  # MISO pulled low
-        return self.selected.exchange(tx)
+        rx = self.selected.exchange(tx)
+        if self.max_spi_hz and self.spi_hz > self.max_spi_hz:
+            # edges too slow for the bit time: now and then a bit is read late
+            self.garbled += 1
+            if self.garbled % 3 == 0 and rx:
+                rx = bytearray(rx)
+                rx[-1] ^= 0x40
+        return rx

@@ -91,6 +91,10 @@ class Mfrc522:
         return bytes(self.port.xfer(bytes((addr,)) * n + b"\x00")[1:])
 
     # --- the reader interface -------------------------------------------------------------------
+    def ident(self):
+        """The version register, as the SPI ramp compares it (board.py)."""
+        return bytes((self.read(VERSION),))
+
     def init(self):
         self.write(COMMAND, CMD_SOFT_RESET)
         self.sleep_us(50000)

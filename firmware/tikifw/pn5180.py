@@ -184,8 +184,15 @@ class Pn5180:
         for _ in range(BOOT_WAIT_US // POLL_US + 1):
             if self.read_reg(IRQ_STATUS) & IRQ_IDLE:
                 self.write_reg(IRQ_CLEAR, IRQ_ALL)
+                self.booted = True
                 return
             self.sleep_us(POLL_US)
+
+    def ident(self):
+        """Product and firmware versions as 4 bytes: what the SPI ramp compares (board.py)."""
+        if not self.booted and BOOT_WAIT_US:
+            self._wait_boot()
+        return bytes(self.version(PRODUCT_VERSION) + self.version(FIRMWARE_VERSION))
 
     def init(self):
         if not self.booted and BOOT_WAIT_US:
