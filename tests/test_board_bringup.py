@@ -20,9 +20,7 @@ def test_the_spi_ramp_runs_at_the_pin_maps_rate_on_a_clean_bus() -> None:
 def test_the_spi_ramp_settles_below_a_bus_too_slow_for_4_mhz() -> None:
     """A loaded bus garbles reads above 2 MHz: the ramp finds a reader whose answers differ
     at 4 MHz, runs at 2 MHz and says so after HELLO; every reader still answers."""
-    device, _, _, transport, _, bus = selftest.rig(
-        _board("manami"), PINMAP, max_spi_hz=2_000_000
-    )
+    device, _, _, transport, _, bus = selftest.rig(_board("manami"), PINMAP, max_spi_hz=2_000_000)
     assert device.spi_hz == 2_000_000 == bus.spi_hz
     ((code, _arg, text),) = device.boot_notes
     assert code == selftest.proto.ERR_INTERNAL
