@@ -525,3 +525,15 @@ def test_tx_rfon_irq_comes_after_the_ramp() -> None:
     assert not host.read(0x1D) & (1 << 17)  # still ramping
     chip.clock.sleep_us(emu5180.RF_RAMP_US)
     assert host.read(0x1D) & (1 << 17) and host.read(0x02) & (1 << 9)
+
+
+def test_an_mfrc522_tag_needs_the_field_a_while_before_it_answers() -> None:
+    """Issue 35: a tag powers up in the field; the driver's 5 ms settle covers it, a driver
+    that asks at once reads an empty slot."""
+    uid = bytes((0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66))
+    hasty = mfrc522(emu522.Mfrc522Chip(Field(uid)), settle_us=0)
+    hasty.init()
+    assert hasty.scan() == ([], True)
+    reader = mfrc522(emu522.Mfrc522Chip(Field(uid)))
+    reader.init()
+    assert reader.scan() == ([uid], True)
