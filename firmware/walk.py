@@ -1,4 +1,5 @@
-"""Pico REPL entry for the decoder walk (hardware/BRINGUP.md, step 2): ``import walk``.
+"""The decoder walk on the Pico (hardware/BRINGUP.md, step 2): ``mpremote run firmware/walk.py``
+within 2 s of plugging the Pico in (main.py turns Ctrl-C off after that).
 
 Reads pinmap.json and board.json as main.py does and selects each reader in turn for two
 seconds (tikifw/walk.py), so a multimeter on the decoder outputs can follow it.

@@ -1,9 +1,9 @@
 """The decoder walk (hardware/BRINGUP.md, step 2): select each reader in turn, slowly.
 
-For a board whose readers do not answer: with the reader modules unplugged, copy
-``firmware/walk.py`` to the Pico next to main.py and run from its REPL::
+For a board whose readers do not answer: with the reader modules unplugged, plug the Pico
+in and within 2 s run (firmware/walk.py does the reading of the pin map and board file)::
 
-    import walk
+    mpremote run firmware/walk.py
 
 Each reader's chip select (74HC154 output Yn) is held low for ``HOLD_MS`` while the others
 stay high, and the 74HC139's ~ROW output of its row (n // 8) goes low with it; a multimeter
