@@ -329,3 +329,22 @@ def test_the_sensor_model_reports_the_cycle_as_the_firmware_does() -> None:
     assert all(0.3 <= p <= 0.45 for p in periods), periods
     assert all(p >= r for p, r in zip(periods, ran, strict=False)), (periods, ran)
 
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
+def test_board_files_carry_the_modelled_pico_cycle(game: str) -> None:
+    """Issue 35: the board files' scan_period_s is the slowest cycle in play (start, mid,
+    full) with the Pico's interpreter time modelled (chipsim_air.HOST_PICO), taken up to the
+    next 10 ms step above it; not the air-time floor it used to be."""
+    import json
+    import math
+
+    host = firmware_module("chipsim_air").HOST_PICO
+    worst = max(selftest.measure_cycle(_board(game), PINMAP, layout, host=host)["cycle_ms_max"]
+                for layout in ("start", "mid", "full"))
+    configured = json.loads(Path(_board(game)).read_text())["scan_period_s"]
+    assert configured == (math.floor(worst / 10) + 1) / 100, (worst, configured)
+    floor = max(selftest.measure_cycle(_board(game), PINMAP, layout)["cycle_ms_max"]
+                for layout in ("start", "mid", "full"))
+    assert floor < worst  # the interpreter's time is in it
