@@ -42,10 +42,12 @@ What the circuit is (hardware/README.md, "Sensor board"):
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import logging
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -66,11 +68,28 @@ from skidl import (  # type: ignore[import-untyped]  # noqa: E402
     Pin,
     erc_logger,
 )
-from skidl.logger import stop_log_file_output  # type: ignore[import-untyped]  # noqa: E402
+from skidl.logger import (  # type: ignore[import-untyped]  # noqa: E402
+    SkidlLogFileHandler,
+    stop_log_file_output,
+)
 
 from pi_app.board.geometry import Geometry, board_names, load_geometry  # noqa: E402
 from pi_app.hw.pinmap import load_pinmap  # noqa: E402
 
+
+def _remove_log_file(handler: Any) -> None:
+    """SKiDL's log-file removal, tolerating a file already gone: two processes in the same
+    directory (the test suite's two workers) share ``skidl_REPL.log``, and the second removal
+    raised FileNotFoundError (SKiDL's own docstring says a missing file is fine)."""
+    if handler.filename:
+        name = handler.filename
+        handler.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(name)
+    handler.filename = None
+
+
+SkidlLogFileHandler.remove_log_file = _remove_log_file
 stop_log_file_output()  # no skidl .log/.erc files next to whatever ran us
 for _handler in logging.getLogger("skidl").handlers:  # footprint/tag chatter: not our problem
     _handler.setLevel(logging.ERROR)
