@@ -8,6 +8,7 @@ Runs under MicroPython's unix port (the real interpreter the Pico runs) and unde
     ... host_selftest.py bench hardware/boards/tactiki.json hardware/pinmap.json [CYCLES]
     ... host_selftest.py cycle hardware/boards/tactiki.json hardware/pinmap.json [LAYOUT]
     ... host_selftest.py costs hardware/boards/tactiki.json hardware/pinmap.json
+    ... host_selftest.py driver
 
 ``scan`` wires the firmware exactly as main.py does (tikifw.board.build_device) but with the
 fake ``machine`` module of hostsim/ routed to chip emulators (tikifw.chipsim), plays a fixed
@@ -80,17 +81,20 @@ def _tags_of(board, i):
     return tags
 
 
-def rig(game_path, pinmap_path, air_time=False):
+def rig(game_path, pinmap_path, air_time=False, host=None, max_spi_hz=0):
     """A device wired to emulated chips: (device, board, chips, transport, clock, bus).
 
-    With ``air_time`` the device's millisecond clock is the emulators' air clock.
+    With ``air_time`` the device's millisecond clock is the emulators' air clock; ``host`` is
+    the emulators' host-cost profile (chipsim_air.HOST_FAST by default, HOST_PICO for the
+    Pico's interpreter time).
     """
     pins = pico_pins(load(pinmap_path))
     geometry = load(game_path)
     info = board_info(geometry)
     _game, chip, n_readers, n_presence = info
     board = SimBoard(n_readers, n_presence)
-    bus = chipsim.SimBus(pins)
+    bus = chipsim.SimBus(pins, host)
+    bus.max_spi_hz = max_spi_hz  # a loaded bus that garbles reads above this rate (tests)
     chips = []
     for i in range(n_readers):
         fn = _tags_of(board, i)
@@ -242,7 +246,7 @@ def place(board, geometry, chips, layout, seed=1):
             board.set_presence(cell["presence"], True)
 
 
-def measure_cycle(game_path, pinmap_path, layout="alternate", cycles=24, seed=1):
+def measure_cycle(game_path, pinmap_path, layout="alternate", cycles=24, seed=1, host=None):
     """Scan cycles on emulated chips in air time, as the firmware measures and reports them.
 
     ``layout`` is "alternate" or a name in LAYOUTS. Runs ``cycles`` full board cycles after
@@ -250,7 +254,8 @@ def measure_cycle(game_path, pinmap_path, layout="alternate", cycles=24, seed=1)
     longest cycle the device measured, its last SCAN_TIMES (``reported_ms``: what the Pi
     stretches its waits to) and each reader's last scan.
     """
-    device, board, chips, transport, _clock, bus = rig(game_path, pinmap_path, air_time=True)
+    device, board, chips, transport, _clock, bus = rig(game_path, pinmap_path, air_time=True,
+                                                       host=host)
     place(board, load(game_path), chips, layout, seed)
     while device.cycles < 3:  # boot: every reader initialised and read once
         if not device.poll():
@@ -280,13 +285,14 @@ def measure_cycle(game_path, pinmap_path, layout="alternate", cycles=24, seed=1)
             "reader_ms": readers}
 
 
-def reader_costs(game_path, pinmap_path, max_tags=5, trials=40, seed=1):
+def reader_costs(game_path, pinmap_path, max_tags=5, trials=40, seed=1, host=None):
     """Microseconds one reader scan takes on the emulated chips in air time, by how many tags
     lie in its field: the mean over ``trials`` random sets of UIDs (a stack's UIDs decide
     whether two tags collide in a slot and a masked round follows), as a list indexed by
     the number of tags. pi_app/sim/sensors.py models the scan on these figures."""
     rng = Rng(seed)
-    device, board, chips, _transport, _clock, bus = rig(game_path, pinmap_path, air_time=True)
+    device, board, chips, _transport, _clock, bus = rig(game_path, pinmap_path, air_time=True,
+                                                        host=host)
     stacked = isinstance(chips[0], chipsim.Pn5180Chip) if chips else False
     scanner = device.scanner
     scanner.scan_reader(0, 0)  # init outside the timing
@@ -431,6 +437,42 @@ def _time_cycles(scanner, n, cycles):
     return (time.perf_counter() - t0) * 1e6 / cycles
 
 
+def driver_cost(n=2000):
+    """Microseconds of interpreter time per driver register access, on this machine: the real
+    PN5180 and MFRC522 drivers over the real SpiPort and DecoderSelect, with hostsim's machine
+    detached (SPI reads zeros, pins just store), so nothing but the Python path is timed.
+    Under the MicroPython unix port this is the path the Pico runs; scaled by the PC-to-RP2040
+    ratio it gives the per-transfer cost in chipsim_air.HOST_PICO (docs/hardware-notes.md)."""
+    from tikifw.mfrc522 import Mfrc522
+    from tikifw.pn5180 import Pn5180
+    from tikifw.readers import DecoderSelect, SpiPort
+
+    machine.attach(None)
+    pin = machine.Pin
+    spi = machine.SPI(0, baudrate=4000000)
+    select = DecoderSelect([pin(a, pin.OUT, value=0) for a in (2, 3, 4, 5, 6)],
+                           pin(7, pin.OUT, value=1))
+    busy = pin(9, pin.IN)
+    pn = Pn5180(SpiPort(spi, select, 3, busy))
+    rc = Mfrc522(SpiPort(spi, select, 4))
+    ticks_us = getattr(time, "ticks_us", None)
+
+    def timed(fn):
+        t0 = ticks_us() if ticks_us else time.perf_counter()
+        for _ in range(n):
+            fn()
+        if ticks_us:
+            return time.ticks_diff(ticks_us(), t0) / n
+        return (time.perf_counter() - t0) * 1e6 / n
+
+    write = timed(lambda: pn.write_reg(0x03, 0x000FFFFF))  # 1 transfer, 2 BUSY polls
+    read = timed(lambda: pn.read_reg(0x02))  # 2 transfers, 3 BUSY polls
+    rc_read = timed(lambda: rc.read(0x37))  # 1 transfer, no BUSY
+    return {"implementation": sys.implementation.name,
+            "pn5180_write_reg_us": round(write, 2), "pn5180_read_reg_us": round(read, 2),
+            "mfrc522_read_us": round(rc_read, 2)}
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -453,6 +495,9 @@ def main(argv):
         return 0
     if mode == "costs":
         print(json.dumps(reader_costs(argv[2], argv[3])))
+        return 0
+    if mode == "driver":
+        print(json.dumps(driver_cost()))
         return 0
     if mode == "cycle":
         layout = argv[4] if len(argv) > 4 else "alternate"

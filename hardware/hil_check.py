@@ -15,7 +15,11 @@ Run it on the Pi, from the checkout, with the board powered and the Pico plugged
 
 Steps: ``selftest`` (every reader answers, presence chain intact), ``cells`` (one tag per cell:
 seen by its own reader only, presence closes and opens), ``height`` (a piece lying on 4 mm of
-card leaves presence open), ``stacks`` (Manami 3 high, TacTiki 5: every tag listed and held).
+card leaves presence open), ``stacks`` (Manami 3 high, TacTiki 5: every tag listed and held),
+``cycle`` (the scan cycle the Pico reports in SCAN_TIMES, with whatever lies on the board, against
+the board file's ``scan_period_s``: the board files carry a modelled figure, issue 35, and a real
+Pico is the authority; a cycle more than a quarter over the file's fails, with the figure to
+write into the file).
 Exit status 0 when every step passed, 1 when one failed, 2 for bad arguments or no board.
 ``tests/test_hil_check.py`` runs it against the simulated firmware with a robot "maker".
 """
@@ -44,10 +48,12 @@ from pi_app.board.geometry import (  # noqa: E402
     load_geometry,
 )
 from pi_app.hw.pinmap import PinMapError, load_pinmap  # noqa: E402
-from pi_app.readings import apply_reading  # noqa: E402
+from pi_app.readings import ScanCycle, apply_reading  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-STEPS = ("selftest", "cells", "height", "stacks")
+STEPS = ("selftest", "cells", "height", "stacks", "cycle")
+#: How far the measured cycle may exceed the board file's before the step fails.
+CYCLE_TOLERANCE = 1.25
 #: The highest stack each game builds (README, "Layout and mechanics").
 STACK_HEIGHT = {"manami": 3, "tactiki": 5}
 CARD_MM = 4
@@ -84,6 +90,7 @@ class BoardWatch:
         self.events: queue.Queue[object] = queue.Queue()
         self.tags: dict[int, frozenset[str]] = {}
         self.presence: dict[int, bool] = {}
+        self.cycles: list[float] = []  # every SCAN_TIMES period, in seconds
 
     def sink(self, event: object) -> None:
         self.events.put(event)
@@ -95,6 +102,8 @@ class BoardWatch:
         except queue.Empty:
             return
         while True:
+            if isinstance(event, ScanCycle):
+                self.cycles.append(event.period)
             apply_reading(event, self.tags, self.presence)
             try:
                 event = self.events.get_nowait()
@@ -240,6 +249,22 @@ class Checker:
             return StepResult("stacks", cell.name, False, "a tag drops in and out")
         return StepResult("stacks", cell.name, True, f"all {count} tags read and held")
 
+    def cycle(self) -> StepResult:
+        """The Pico's own scan cycle (SCAN_TIMES) against the board file's scan_period_s."""
+        start = len(self.watch.cycles)
+        self.watch.wait_for(lambda: len(self.watch.cycles) >= start + 3, self.timeout)
+        seen = self.watch.cycles[start:]
+        if not seen:
+            return StepResult("cycle", None, False, "no SCAN_TIMES from the board")
+        worst, configured = max(seen), self.geo.scan_period
+        ok = worst <= CYCLE_TOLERANCE * configured
+        detail = (f"reported cycle up to {worst:.3f} s over {len(seen)} reports; board file "
+                  f"{configured:.3f} s")
+        if not ok:
+            detail += (f": set scan_period_s to {worst:.2f} in boards/{self.geo.game}.json "
+                       "(with the board's fullest position on it)")
+        return StepResult("cycle", None, ok, detail)
+
     def run(self, cells: Sequence[Cell], steps: Sequence[str]) -> list[StepResult]:
         results = []
         if "selftest" in steps:
@@ -252,6 +277,8 @@ class Checker:
         count = STACK_HEIGHT.get(self.geo.game, 1)
         if "stacks" in steps and count > 1:
             results += [self.stack(c, count) for c in cells if c.reader is not None]
+        if "cycle" in steps:
+            results.append(self.cycle())
         return results
 
 

@@ -225,6 +225,7 @@ def test_pn5180_collision_avoidance_keeps_the_field_off_when_another_field_is_on
     host.frame(bytes((0x16, 0x00)))  # RF_ON, collision avoidance on
     assert not host.read(0x1D) & (1 << 17) and not host.read(0x02) & (1 << 9)
     host.frame(bytes((0x16, 0x01)))  # RF_ON, collision avoidance off
+    chip.clock.sleep_us(emu5180.RF_RAMP_US)  # the field ramps up, then TX_RFON_IRQ
     assert host.read(0x1D) & (1 << 17) and host.read(0x02) & (1 << 9)
 
 
@@ -233,6 +234,7 @@ def test_pn5180_send_data_needs_a_transceive_command_in_wait_transmit() -> None:
     host = Host(chip)
     host.frame(bytes((0x11, 0x0D, 0x8D)))  # LOAD_RF_CONFIG ISO 15693
     host.frame(bytes((0x16, 0x01)))  # RF_ON
+    chip.clock.sleep_us(emu5180.RF_RAMP_US + emu5180.TAG_READY_US)  # field up, tag powered
     host.frame(bytes((0x09, 0x00, 0x26, 0x01, 0x00)))  # an inventory, but COMMAND is IDLE
     assert host.read(0x02) & (1 << 17) and chip.inventories == 0
     host.write(0x03, 0x000FFFFF)
@@ -257,11 +259,11 @@ def old_driver(patch: Any) -> None:
 
 def test_todays_pn5180_timer_code_fails_and_the_reader_is_marked_faulty(patched: Any) -> None:
     old_driver(patched)
-    chip = emu5180.Pn5180Chip(Field(uid_v(0x01)))
+    chip = emu5180.Pn5180Chip(Field())
     reader = pn5180(chip, timeout_us=2000)
     reader.init()
     with pytest.raises(readers.ReaderError, match="no interrupt"):
-        reader.scan()  # slot 0 is empty: T1 never started, so nothing ever ends the wait
+        reader.scan()  # no tag answers: T1 never started, so nothing ever ends the wait
 
     class Sink:
         def __init__(self) -> None:
@@ -312,6 +314,7 @@ def test_a_timer_that_never_starts_is_a_reader_fault(patched: Any) -> None:
 
 
 def test_fixed_pn5180_reads_one_tag_a_full_16_slot_round_and_a_colliding_stack() -> None:
+    """One tag: the 1-slot round alone. Several: the 1-slot round collides, then 16 slots."""
     chip = emu5180.Pn5180Chip(Field(uid_v(0x07)))
     reader = pn5180(chip)
     reader.init()
@@ -326,25 +329,47 @@ def test_fixed_pn5180_reads_one_tag_a_full_16_slot_round_and_a_colliding_stack()
     reader.init()
     start = chip.clock.t
     assert reader.scan() == (sorted(sixteen), True)
-    assert chip.inventories == 1
-    # 16 answers of ~4.3 ms each plus the request and the field's settling time.
-    assert 70_000 < us(chip.clock.t - start) < 95_000
+    assert chip.inventories == 2
+    # A colliding 1-slot answer, 16 answers of ~4.3 ms each, the requests and the settling.
+    assert 75_000 < us(chip.clock.t - start) < 100_000
 
     chip = emu5180.Pn5180Chip(Field(*STACK))
     reader = pn5180(chip)
     reader.init()
     assert reader.scan() == (sorted(STACK), True)
-    assert chip.inventories == 3  # one 16-slot round, then a masked round per collided slot
+    # the 1-slot round collides, one 16-slot round, then a masked round per collided slot
+    assert chip.inventories == 4
 
 
-def test_an_empty_16_slot_round_costs_the_timeouts() -> None:
+def test_an_empty_field_costs_one_timeout_and_a_16_slot_round_sixteen() -> None:
+    """Issue 35: most cells hold no tag, and the 16-slot round a scan used to start with cost
+    16 timeouts there; the 1-slot round costs one."""
     chip = emu5180.Pn5180Chip(Field())
     reader = pn5180(chip)
     reader.init()
     start = chip.clock.t
     assert reader.scan() == ([], True)
-    # settle 1 ms + request 1.6 ms + 16 x (1 ms timeout + register traffic)
-    assert 18_000 < us(chip.clock.t - start) < 24_000
+    assert chip.inventories == 1
+    # settle 1 ms + request + 1 ms timeout + register traffic
+    one_slot = us(chip.clock.t - start)
+    assert 2_500 < one_slot < 5_000
+    reader._field_on()
+    start = chip.clock.t
+    assert reader._inventory(0, 0) == []
+    reader.command(bytes((pn.RF_OFF, 0)))
+    # request + 16 x (1 ms timeout + register traffic)
+    sixteen = us(chip.clock.t - start)
+    assert 16_000 < sixteen < 22_000 and sixteen > 4 * one_slot
+
+
+def test_a_lone_tag_is_read_by_the_1_slot_round_alone() -> None:
+    chip = emu5180.Pn5180Chip(Field(uid_v(0x05)))
+    reader = pn5180(chip)
+    reader.init()
+    start = chip.clock.t
+    assert reader.scan() == ([uid_v(0x05)], True)
+    assert chip.inventories == 1
+    assert us(chip.clock.t - start) < 9_000  # one ~4.3 ms answer, not 16 slots
 
 
 def test_pn5180_rf_on_disables_collision_avoidance_and_checks_the_field(patched: Any) -> None:
@@ -441,3 +466,74 @@ def test_mfrc522_waits_are_bounded_in_time_not_by_a_poll_count() -> None:
     reader = mfrc522(chip)
     reader.init()
     assert reader.scan() == ([], True)  # with time passing while it sleeps, it waits it out
+
+
+# --- PN5180: start-up, the field's ramp and the tags' power-up (issue 35) ------------------------
+
+def _booting_chip(*uids: bytes) -> Any:
+    chip = emu5180.Pn5180Chip(Field(*uids))
+    chip.hard_reset()
+    return chip
+
+
+def test_a_pn5180_is_silent_until_its_start_up_ends() -> None:
+    """BOOT_US (2.5 ms typical) after RST: frames are lost and MISO reads the pull-down's 0, so
+    no IDLE_IRQ is seen before start-up ends; then IDLE_IRQ is set."""
+    chip = _booting_chip()
+    host = Host(chip)
+    assert host.read(0x02) == 0
+    chip.clock.sleep_us(emu5180.BOOT_US)
+    assert host.read(0x02) & (1 << 2)  # IDLE_IRQ
+
+
+def test_the_old_fixed_2_ms_reset_wait_finds_no_chip(patched: Any) -> None:
+    """The firmware waited 2 ms after RST and talked at once: under the 2.5 ms start-up the
+    version reads 0.0 and the reader is refused. Polling IDLE_IRQ (the first init) works."""
+    patched(pn, BOOT_WAIT_US=0)
+    chip = _booting_chip(uid_v(0x03))
+    chip.clock.sleep_us(2000)
+    with pytest.raises(readers.ReaderError, match=r"product version 0\.0"):
+        pn5180(chip).init()
+
+
+def test_init_polls_idle_irq_after_a_reset() -> None:
+    chip = _booting_chip(uid_v(0x03))
+    reader = pn5180(chip)
+    reader.init()
+    assert us(chip.clock.t) >= emu5180.BOOT_US and reader.booted
+    assert reader.scan() == ([uid_v(0x03)], True)
+    reader.init()  # after a fault: no start-up to wait for, IDLE_IRQ long cleared
+    assert reader.scan() == ([uid_v(0x03)], True)
+
+
+def test_a_request_sent_before_the_tags_power_up_is_not_answered() -> None:
+    """The field ramps for RF_RAMP_US and a tag listens TAG_READY_US later: a driver that does
+    not let the field settle reads a lone tag as an empty cell."""
+    chip = emu5180.Pn5180Chip(Field(uid_v(0x03)))
+    hasty = pn5180(chip, settle_us=0)
+    hasty.init()
+    assert hasty.scan() == ([], True)
+    reader = pn5180(emu5180.Pn5180Chip(Field(uid_v(0x03))))
+    reader.init()
+    assert reader.scan() == ([uid_v(0x03)], True)
+
+
+def test_tx_rfon_irq_comes_after_the_ramp() -> None:
+    chip = emu5180.Pn5180Chip(Field())
+    host = Host(chip)
+    host.frame(bytes((0x16, 0x01)))
+    assert not host.read(0x1D) & (1 << 17)  # still ramping
+    chip.clock.sleep_us(emu5180.RF_RAMP_US)
+    assert host.read(0x1D) & (1 << 17) and host.read(0x02) & (1 << 9)
+
+
+def test_an_mfrc522_tag_needs_the_field_a_while_before_it_answers() -> None:
+    """Issue 35: a tag powers up in the field; the driver's 5 ms settle covers it, a driver
+    that asks at once reads an empty slot."""
+    uid = bytes((0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66))
+    hasty = mfrc522(emu522.Mfrc522Chip(Field(uid)), settle_us=0)
+    hasty.init()
+    assert hasty.scan() == ([], True)
+    reader = mfrc522(emu522.Mfrc522Chip(Field(uid)))
+    reader.init()
+    assert reader.scan() == ([uid], True)

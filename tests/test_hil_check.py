@@ -95,7 +95,7 @@ def test_a_sound_board_passes_every_step(manami: SimFirmware, tmp_path: Path,
     results = json.loads((tmp_path / "r.json").read_text())["results"]
     assert {(r["step"], r["cell"]) for r in results} >= {
         ("selftest", None), ("cells", "b2"), ("cells", "a1/b1"), ("height", "b2"),
-        ("height", "a1/b1"), ("stacks", "b2")}
+        ("height", "a1/b1"), ("stacks", "b2"), ("cycle", None)}
     assert any("4 mm of card on b2" in t for t in robot.told)
     assert any("stack of 3" in t for t in robot.told)
 
@@ -111,6 +111,19 @@ def test_each_fault_fails_its_step(manami: SimFirmware, fault: str, step: str, w
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if f"FAIL  {step}" in x and "b2" in x)
     assert why in line, out
+
+
+def test_a_cycle_slower_than_the_board_file_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35: the board files carry a modelled cycle; the Pico's own SCAN_TIMES is the
+    authority. A board that reports 1 s against Manami's file fails, with the figure to set."""
+    geo = load_geometry("manami")
+    with SimFirmware(geo.reader_count, geo.presence_count, board="manami",
+                     reader_ms=120.0) as slow:
+        for reader in range(geo.reader_count):  # a piece on every village: all read each cycle
+            slow.set_tags(reader, [f"E004010000000{reader:03X}"])
+        assert run(slow, Robot(slow, "manami"), "--steps", "cycle") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  cycle" in out and "set scan_period_s to" in out
 
 
 def test_a_dead_reader_fails_the_selftest(manami: SimFirmware,

@@ -51,15 +51,25 @@ def test_old_design_closed_a_centimetre_up() -> None:
     assert on_axis_field_mt(old, 11.0) > 3.5
 
 
+def test_every_part_closes_at_rest() -> None:
+    """Issue 35: the old depth (6.5 mm, 10.4 mT) was under the DRV5033AJ's 12 mT maximum
+    B_OP, so a part at the top of its spread never closed. The design depth gives more than
+    the maximum, with the margin."""
+    d = design(BOARD_MAGNET, BOARD_SWITCH)
+    assert BOARD_SWITCH.bop_max_mt == 12.0
+    assert on_axis_field_mt(BOARD_MAGNET, 6.5) < BOARD_SWITCH.bop_max_mt  # the old trap
+    assert d.rest_field_mt == pytest.approx(1.15 * BOARD_SWITCH.bop_max_mt)
+    assert d.depth_mm == pytest.approx(5.8, abs=0.05)  # hardware/README.md's figure
+
+
 def test_board_design_closes_only_near_rest() -> None:
     d = design(BOARD_MAGNET, BOARD_SWITCH)
-    assert d.rest_field_mt == pytest.approx(1.5 * BOARD_SWITCH.bop_typ_mt)
-    assert 4.0 <= d.depth_mm <= 8.0  # room for a 3 mm top sheet, overlay and package
-    assert d.closes_typ_above_mm < 1.5
-    assert d.may_close_above_mm <= 4.0
-    # A low-threshold part (half the typical B_OP) is open just above that height ...
+    assert 4.1 <= d.depth_mm <= 8.0  # room for tag, overlay, 3 mm top sheet and package
+    assert d.closes_typ_above_mm < 2.0
+    assert d.may_close_above_mm <= 4.5
+    # A part at its minimum B_OP is open just above that height ...
     above = d.depth_mm + d.may_close_above_mm + 0.1
-    assert on_axis_field_mt(BOARD_MAGNET, above) < 0.5 * BOARD_SWITCH.bop_typ_mt
+    assert on_axis_field_mt(BOARD_MAGNET, above) < BOARD_SWITCH.bop_min_mt
     # ... and the old magnet over the same switch at its own design depth hovers higher.
     assert design(Magnet(6, 2), BOARD_SWITCH).may_close_above_mm > d.may_close_above_mm
 
@@ -68,5 +78,5 @@ def test_design_rejects_nonsense() -> None:
     with pytest.raises(ValueError):
         design(BOARD_MAGNET, HallSwitch("x", 5.0), rest_margin=0.5)
     with pytest.raises(ValueError):
-        design(BOARD_MAGNET, HallSwitch("x", 5.0), spread=1.0)
+        design(BOARD_MAGNET, HallSwitch("x", 5.0, bop_max_mt=4.0))
     assert math.isfinite(design(Magnet(3, 1), HallSwitch("x", 2.0)).depth_mm)

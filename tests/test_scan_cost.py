@@ -193,7 +193,7 @@ def test_address_pins_are_driven_once_per_reader_not_per_transfer_or_busy_poll()
     writes.clear()
     transfers = scanner.readers[5].port.transfers
     scanner.scan_reader(5, 0)
-    assert scanner.readers[5].port.transfers - transfers > 100
+    assert scanner.readers[5].port.transfers - transfers > 30  # an empty 1-slot scan: ~44
     assert writes == []  # the same reader again: its address is already on the lines
     scanner.scan_reader(6, 0)
     assert len(writes) <= len(bus.address_pins)
@@ -209,7 +209,8 @@ def test_measured_cycle_on_a_typical_board(game: str, layout: str, limit_ms: int
     """The firmware's own cycle in air time for a game's start and middle positions."""
     report = selftest.measure_cycle(_board(game), PINMAP, layout)
     assert report["cycle_ms_max"] <= limit_ms, report
-    assert report["reported_ms"] >= report["cycle_ms_max"]
+    # the projection sums per-reader figures rounded to whole ms: a ms or two may go
+    assert report["reported_ms"] >= report["cycle_ms_max"] - 2
 
 
 @pytest.mark.slow
@@ -236,7 +237,7 @@ def test_the_reported_cycle_covers_the_board_filling_up() -> None:
                                 selftest.struct.unpack("<H", payload[4:6])[0]))
         seen = len(rig.transport.frames)
     full = max(lengths.values())
-    assert full >= 450  # twenty single tags
+    assert full >= 150  # twenty single tags (1-slot rounds since issue 35: ~6 ms each)
     # from the first report after the contacts closed (debounced: 30 ms) on
     late = [(c, ms) for c, ms in reports if c > 13]
     assert late
@@ -253,7 +254,8 @@ def test_the_sensor_model_scans_at_the_firmwares_measured_cost(game: str, chip: 
     chips (``host_selftest.py costs``: 400 random UID sets per tag count, seed 1)."""
     from pi_app.sim.sensors import SCAN_MS
 
-    measured = selftest.reader_costs(_board(game), PINMAP, trials=400)
+    measured = selftest.reader_costs(_board(game), PINMAP, trials=400,
+                                     host=firmware_module("chipsim_air").HOST_PICO)
     assert [round(us / 1000, 1) for us in measured] == list(SCAN_MS[chip])
 
 
@@ -327,3 +329,22 @@ def test_the_sensor_model_reports_the_cycle_as_the_firmware_does() -> None:
     assert all(0.3 <= p <= 0.45 for p in periods), periods
     assert all(p >= r for p, r in zip(periods, ran, strict=False)), (periods, ran)
 
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["topple", "manami", "tactiki"])
+def test_board_files_carry_the_modelled_pico_cycle(game: str) -> None:
+    """Issue 35: the board files' scan_period_s is the slowest cycle in play (start, mid,
+    full) with the Pico's interpreter time modelled (chipsim_air.HOST_PICO), taken up to the
+    next 10 ms step above it; not the air-time floor it used to be."""
+    import json
+    import math
+
+    host = firmware_module("chipsim_air").HOST_PICO
+    worst = max(selftest.measure_cycle(_board(game), PINMAP, layout, host=host)["cycle_ms_max"]
+                for layout in ("start", "mid", "full"))
+    configured = json.loads(Path(_board(game)).read_text())["scan_period_s"]
+    assert configured == (math.floor(worst / 10) + 1) / 100, (worst, configured)
+    floor = max(selftest.measure_cycle(_board(game), PINMAP, layout)["cycle_ms_max"]
+                for layout in ("start", "mid", "full"))
+    assert floor < worst  # the interpreter's time is in it

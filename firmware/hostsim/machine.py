@@ -64,6 +64,12 @@ class SPI:
         self.id = spi_id
         self.baudrate = baudrate
 
+    def init(self, baudrate=None, **_kw):
+        if baudrate is not None:
+            self.baudrate = baudrate
+        if _bus is not None and hasattr(_bus, "set_spi_hz"):
+            _bus.set_spi_hz(self.baudrate)
+
     def _xfer(self, tx):
         if _bus is None:
             return bytearray(len(tx))

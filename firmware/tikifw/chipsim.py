@@ -47,10 +47,11 @@ class SimBus:
     firmware's ``sleep_us`` should be ``bus.clock.sleep_us``, so time is one for all.
     """
 
-    def __init__(self, pins):
-        self.clock = AirClock()
+    def __init__(self, pins, host=None):
+        self.clock = AirClock() if host is None else AirClock(host)
         self.address_pins = pins["reader_select"]["address"]
         self.enable_pin = pins["reader_select"]["enable"]
+        self.reset_pin = pins.get("reader_reset")
         self.busy_pin = pins.get("reader_busy")
         shift = pins["shift_in"]
         self.load_pin = shift["load"]
@@ -61,6 +62,9 @@ class SimBus:
         self.chain = None
         self.selected = None
         self.spi_bytes = 0
+        self.spi_hz = 0
+        self.max_spi_hz = 0  # a loaded bus: above this rate MISO reads garble (0 = never)
+        self.garbled = 0
         self.addr = 0  # the level of the address lines, kept up to date by write_pin
 
     def address(self):
@@ -69,9 +73,17 @@ class SimBus:
     def write_pin(self, pin, value):
         old = self.levels.get(pin, 0)
         self.levels[pin] = value
+        if pin != self.enable_pin:  # the enable's cost is in the chips' per-transfer overhead
+            self.clock.advance(self.clock.pin_read)
         if pin in self.address_pins:
             bit = 1 << self.address_pins.index(pin)
             self.addr = (self.addr | bit) if value & 1 else (self.addr & ~bit)
+        elif pin == self.reset_pin:
+            if value == 1 and old == 0:  # RST released: every reader starts up
+                for chip in self.chips.values():
+                    hard_reset = getattr(chip, "hard_reset", None)
+                    if hard_reset is not None:
+                        hard_reset()
         elif pin == self.enable_pin:
             if value == 0 and self.selected is None:
                 self.selected = self.chips.get(self.address())
@@ -91,11 +103,22 @@ class SimBus:
             chip = self.chips.get(self.address())
             return 1 if chip is not None and chip.busy() else 0
         if pin == self.data_pin and self.chain is not None:
+            self.clock.advance(self.clock.pin_read)
             return self.chain.q()
         return None
+
+    def set_spi_hz(self, hz):
+        self.spi_hz = hz
 
     def spi(self, tx):
         self.spi_bytes += len(tx)
         if self.selected is None:
             return bytearray(len(tx))  # MISO pulled low
-        return self.selected.exchange(tx)
+        rx = self.selected.exchange(tx)
+        if self.max_spi_hz and self.spi_hz > self.max_spi_hz:
+            # edges too slow for the bit time: now and then a bit is read late
+            self.garbled += 1
+            if self.garbled % 3 == 0 and rx:
+                rx = bytearray(rx)
+                rx[-1] ^= 0x40
+        return rx

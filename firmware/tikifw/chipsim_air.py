@@ -7,9 +7,18 @@ under CPython and MicroPython (no floats). Time passes only through the host's o
 bytes clocked, BUSY polled, and the driver's ``sleep_us``. A driver that polls too few times or
 gives up too early therefore fails against the emulator exactly as it would against a chip.
 
-The host-side costs below are the emulator's model (4 MHz SPI as in hardware/pinmap.json, a
-few microseconds per chip-select and pin read), not datasheet figures: they are deliberately at
-the fast end, so a driver whose waits are bounded by a count rather than by time is caught.
+The host-side costs are the emulator's model, not datasheet figures, in two profiles:
+
+- ``HOST_FAST`` (the default): 4 MHz SPI as in hardware/pinmap.json and a few microseconds per
+  chip-select and pin read, deliberately at the fast end, so a driver whose waits are bounded by
+  a count rather than by time is caught;
+- ``HOST_PICO``: what MicroPython on the RP2040 spends around each SPI transfer, BUSY poll and
+  ``sleep_us`` call (the interpreter walking driver -> port -> select -> machine.SPI and
+  back). Issue 35: without it the board files' scan periods were emulator floors. The figures
+  are estimates (docs/hardware-notes.md, "Scan timing": the driver path measured under the
+  MicroPython unix port on a PC, times the PC-to-RP2040 speed ratio, which is assumed, not
+  measured); a real board's HEARTBEAT ``cycle_ms`` is the authority
+  (``hardware/hil_check.py --steps cycle`` compares it with the board file).
 """
 
 FC = 13560000  # carrier frequency, Hz (ISO/IEC 14443-2 and 15693-2: fc = 13.56 MHz)
@@ -30,19 +39,38 @@ SPI_BYTE = 8 * FC // SPI_HZ  # one byte at 4 MHz: 2 us = 27 carrier cycles
 FRAME_OVERHEAD = us_to_cycles(2)  # chip-select down and up around one transfer
 PIN_READ = us_to_cycles(3)  # one GPIO read (BUSY) from MicroPython
 
+#: (microseconds per SPI transfer, per BUSY/pin poll, per sleep_us call) spent by the host.
+HOST_FAST = (2, 3, 0)
+#: The Pico's MicroPython: 70 us per transfer (the middle of the 50-90 us estimate), 15 us per
+#: BUSY poll, 10 us per sleep_us call on top of the sleep itself. Estimates: see the module
+#: docstring.
+HOST_PICO = (70, 15, 10)
+#: The ends of the estimate, for the bracket the docs give.
+HOST_PICO_LOW = (50, 10, 8)
+HOST_PICO_HIGH = (90, 20, 12)
+
 
 class AirClock:
-    """The emulated present, in carrier cycles since the emulator started."""
+    """The emulated present, in carrier cycles since the emulator started.
 
-    def __init__(self):
+    ``host`` is a host-cost profile (``HOST_FAST`` or ``HOST_PICO``): the chips charge
+    ``frame_overhead`` around each SPI transfer and ``pin_read`` per BUSY poll, and each
+    ``sleep_us`` call costs its ``call`` overhead on top of the sleep.
+    """
+
+    def __init__(self, host=HOST_FAST):
         self.t = 0
+        self.host = host
+        self.frame_overhead = us_to_cycles(host[0])
+        self.pin_read = us_to_cycles(host[1])
+        self.call = us_to_cycles(host[2])
 
     def advance(self, cycles):
         self.t += cycles
 
     def sleep_us(self, us):
         """A driver's ``sleep_us`` when it runs on emulated chips: time passes, nothing else."""
-        self.t += us_to_cycles(us)
+        self.t += us_to_cycles(us) + self.call
 
 
 class TimedChip:

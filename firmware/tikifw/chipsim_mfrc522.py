@@ -19,7 +19,7 @@ answering after the frame delay time of ISO/IEC 14443-3. Not modelled: CRC copro
 authentication, analogue settings (stored only).
 """
 
-from tikifw.chipsim_air import FRAME_OVERHEAD, SPI_BYTE, AirClock, TimedChip
+from tikifw.chipsim_air import SPI_BYTE, AirClock, TimedChip, us_to_cycles
 from tikifw.crc import crc_a
 
 # --- registers (data sheet 9.2 register overview; miguelbalboa MFRC522.h; gobot register file) -
@@ -121,6 +121,13 @@ REQA, WUPA, HLTA, CASCADE_TAG = 0x26, 0x52, 0x50, 0x88
 SEL = (0x93, 0x95, 0x97)
 
 
+# A tag powered by a field that has just come on answers only after this long (issue 35: the
+# emulators modelled no tag power-up). ISO/IEC 14443-3 has the reader wait 5 ms of unmodulated
+# field before its first request (as remembered, not re-read here); the emulator makes a tag
+# deaf for the first TAG_READY_US, so a driver that skips the settle reads an empty slot.
+TAG_READY_US = 2500
+
+
 class Mfrc522Chip(TimedChip):
     """One MFRC522; ``uids()`` returns the ISO 14443-A UIDs (4, 7 or 10 bytes) in its field."""
 
@@ -144,14 +151,15 @@ class Mfrc522Chip(TimedChip):
         self.events = []
         self.timer_expiry = None
         self.cards = {}
+        self.field_since = None  # when the antenna drivers came on
 
     # --- SPI (data sheet 8.1.2.3: address byte = read bit 7, address bits 6:1, bit 0 zero) -------
     def begin(self):
-        self.clock.advance(FRAME_OVERHEAD // 2)
+        self.clock.advance(self.clock.frame_overhead // 2)
         self.mode = None
 
     def end(self):
-        self.clock.advance(FRAME_OVERHEAD // 2)
+        self.clock.advance(self.clock.frame_overhead // 2)
         self._update()
         self.mode = None
 
@@ -246,9 +254,13 @@ class Mfrc522Chip(TimedChip):
             if value & START_SEND and self.regs[COMMAND_REG] & CMD_MASK == CMD_TRANSCEIVE:
                 self._transmit(value & TX_LAST_BITS)
         else:
+            was_on = self.regs[TX_CONTROL_REG] & TX_RF_EN if reg == TX_CONTROL_REG else 0
             self.regs[reg] = value
             if reg == TX_CONTROL_REG and not value & TX_RF_EN:
                 self.cards = {}  # field off: every tag loses power and forgets HALT
+                self.field_since = None
+            elif reg == TX_CONTROL_REG and not was_on:
+                self.field_since = self.now()
 
     def _command(self, value):
         cmd = value & CMD_MASK
@@ -327,7 +339,9 @@ class Mfrc522Chip(TimedChip):
 
     def _answers(self, data, last_bits):
         """What the tags in the field answer to ``data`` (and how their states change)."""
-        in_field = list(self.uids()) if self.regs[TX_CONTROL_REG] & TX_RF_EN else []
+        powered = (self.regs[TX_CONTROL_REG] & TX_RF_EN and self.field_since is not None
+                   and self.now() - self.field_since >= us_to_cycles(TAG_READY_US))
+        in_field = list(self.uids()) if powered else []
         for uid in in_field:
             if uid not in self.cards:
                 self.cards[uid] = ["IDLE", 0]

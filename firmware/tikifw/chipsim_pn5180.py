@@ -22,7 +22,20 @@ Modelled:
 - the transceive state machine (SYSTEM_CONFIG.COMMAND, RF_STATUS.TRANSCEIVE_STATE);
 - timer T1: TIMER1_RELOAD, TIMER1_CONFIG start/stop events, prescaler, TIMER1_IRQ on expiry;
 - RF_ON/RF_OFF with ISO/IEC 18092 collision avoidance (no field when one is already there);
-- ISO/IEC 15693 tags answering 16-slot and 1-slot inventories, at the standard's timings.
+- ISO/IEC 15693 tags answering 16-slot and 1-slot inventories, at the standard's timings;
+- start-up after a hardware reset (``hard_reset``, the RST line): the chip takes ``BOOT_US``
+  before it takes instructions and sets IDLE_IRQ; until then its host interface is silent
+  (frames are lost, MISO is left to the board's pull-down and reads 0x00, BUSY reads low:
+  the data sheet, as read here, does not promise what BUSY shows during start-up, so the
+  emulator takes the case that helps a host least). NXP's data sheet gives the start-up as
+  about 2.5 ms typical (as read in issue 35's review); Arduino drivers wait "2ms to ramp up"
+  and then poll IDLE_IRQ (ATrappmann/PN5180-Library PN5180::reset(), and its forks). A host
+  that waits a fixed 2 ms and talks at once finds no chip;
+- the RF field's ramp: TX_RFON_IRQ and RF_STATUS.TX_RF_STATUS come ``RF_RAMP_US`` after RF_ON
+  (the emulator's figure, not NXP's), and the tags power up only then: a tag takes
+  ``TAG_READY_US`` of field before it listens (ISO/IEC 15693-3: a VICC is ready to receive
+  within 1 ms of being powered by the field, as remembered here, not re-read), so a request
+  sent before that is not answered and the slot reads empty.
 
 - READ_EEPROM of the identification area (die identifier, product, firmware and EEPROM
   versions at the data sheet's addresses), with its address/length exception.
@@ -33,8 +46,6 @@ T0/T2 (their registers just store), LPCD.
 
 from tikifw.chipsim_air import (
     FC,
-    FRAME_OVERHEAD,
-    PIN_READ,
     SPI_BYTE,
     AirClock,
     TimedChip,
@@ -185,6 +196,9 @@ FLAG_ONE_SLOT = 0x20
 INVENTORY_ANSWER_BYTES = 10  # flags, DSFID, UID (the CRC is checked and dropped)
 
 BUSY_CYCLES = us_to_cycles(5)  # BUSY after each frame: the emulator's figure, not NXP's
+BOOT_US = 2500  # start-up after RST rises: the data sheet's typical figure (issue 35's review)
+RF_RAMP_US = 50  # RF_ON to a full field: the emulator's figure, not NXP's
+TAG_READY_US = 1000  # field on to an ISO 15693 tag that listens (ISO/IEC 15693-3, from memory)
 
 
 class Pn5180Chip(TimedChip):
@@ -206,7 +220,21 @@ class Pn5180Chip(TimedChip):
         self.external_field = False  # another field (a neighbour's antenna, a phone) is on
         self.inventories = 0
         self.exceptions = []  # why each GENERAL_ERROR_IRQ was raised, for tests
+        self.booted_at = 0  # carrier cycle at which start-up ends (hard_reset sets it)
+        self.field_at = None  # carrier cycle at which the field is full (after the ramp)
         self.reset()
+
+    def hard_reset(self):
+        """The RST line pulsed: registers to reset values, and the chip silent for BOOT_US."""
+        self.reset()
+        self.irq = 0  # IDLE_IRQ is set when start-up ends, not before
+        self.booted_at = self.now() + us_to_cycles(BOOT_US)
+
+    def booting(self):
+        if self.booted_at and self.now() >= self.booted_at:
+            self.booted_at = 0
+            self.irq |= IDLE_IRQ
+        return bool(self.booted_at)
 
     def reset(self):
         self.regs = {}
@@ -224,14 +252,18 @@ class Pn5180Chip(TimedChip):
         self.frame = None
         self.reading = False
         self.busy_until = 0
+        self.field_at = None
+        self.silent = False
 
     # --- SPI ----------------------------------------------------------------------------------
     def begin(self):
-        self.clock.advance(FRAME_OVERHEAD // 2)
+        self.clock.advance(self.clock.frame_overhead // 2)
         self._update()
-        if self.dead:
+        if self.dead or self.booting():
             self.frame = None
+            self.silent = True
             return
+        self.silent = False
         # A frame that starts while BUSY is high is not taken (data sheet: BUSY "cannot receive
         # any data from a host").
         self.frame = bytearray() if self.now() >= self.busy_until else None
@@ -239,8 +271,8 @@ class Pn5180Chip(TimedChip):
 
     def exchange(self, tx):
         self.clock.advance(SPI_BYTE * len(tx))
-        if self.dead:
-            return bytearray(len(tx))
+        if self.dead or self.silent:
+            return bytearray(len(tx))  # nobody drives MISO: the pull-down reads 0x00
         if self.frame is None:
             return bytearray(b"\xff" * len(tx))
         if self.reading:
@@ -251,7 +283,7 @@ class Pn5180Chip(TimedChip):
         return bytearray(b"\xff" * len(tx))
 
     def end(self):
-        self.clock.advance(FRAME_OVERHEAD // 2)
+        self.clock.advance(self.clock.frame_overhead // 2)
         self._update()
         if self.dead or self.frame is None:
             return
@@ -264,8 +296,10 @@ class Pn5180Chip(TimedChip):
         self.busy_until = self.now() + BUSY_CYCLES
 
     def busy(self):
-        self.clock.advance(PIN_READ)
+        self.clock.advance(self.clock.pin_read)
         self._update()
+        if self.booting():
+            return False  # not driven yet: the multiplexer's pull-down
         return self.busy_stuck or self.now() < self.busy_until
 
     # --- instructions ---------------------------------------------------------------------------
@@ -403,12 +437,14 @@ class Pn5180Chip(TimedChip):
     def _rf_on(self, param):
         if self.external_field and not param & RF_ON_NO_COLLISION_AVOIDANCE:
             return  # ISO/IEC 18092 initial collision avoidance: another field is on, stay off
-        if not self.rf_on:
-            self.rf_on = True
-            self.irq |= TX_RFON_IRQ
-            self._t1_event(T1_START_ON_RF_ON_INT, T1_STOP_ON_RF_ON_INT)
+        if not self.rf_on and not self.field_at:
+            at = self.now() + us_to_cycles(RF_RAMP_US)
+            self.field_at = at
+            self.events.append([at, "rf_on", None])
 
     def _rf_off(self):
+        self.field_at = None
+        self.events = [ev for ev in self.events if ev[1] != "rf_on"]
         if self.rf_on:
             self.rf_on = False
             self.irq |= TX_RFOFF_IRQ
@@ -476,7 +512,9 @@ class Pn5180Chip(TimedChip):
         self.events.append([end, "tx_end", answer])
 
     def _tags_listening(self):
-        return self.rf_on and self.rf_config == (RF_TX_15693, RF_RX_15693)
+        """Tags are powered and ready: the field has been full for TAG_READY_US."""
+        return (self.rf_on and self.rf_config == (RF_TX_15693, RF_RX_15693)
+                and self.now() >= self.field_at + us_to_cycles(TAG_READY_US))
 
     def _request(self, data):
         self.slots = None
@@ -504,7 +542,11 @@ class Pn5180Chip(TimedChip):
         return self.slots[self.slot]
 
     def _event(self, at, kind, payload):
-        if kind == "tx_end":
+        if kind == "rf_on":
+            self.rf_on = True
+            self.irq |= TX_RFON_IRQ
+            self._t1_event(T1_START_ON_RF_ON_INT, T1_STOP_ON_RF_ON_INT, at)
+        elif kind == "tx_end":
             self.irq |= TX_IRQ
             self.state = ST_WAIT_RECEIVE
             self._t1_event(T1_START_ON_TX_ENDED, 0, at)

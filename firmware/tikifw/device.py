@@ -54,6 +54,8 @@ class Device:
         # The last few full cycles' durations: enough to span a whole re-read rotation of the
         # idle readers (Config.reread_cycles), so their longest one is one with re-reads in it.
         self.recent_ms = [0] * max(self.config.reread_cycles, 1)
+        self.spi_hz = 0  # the SPI rate the boot ramp settled on (tikifw/board.py)
+        self.boot_notes = []  # (code, arg, text) sent as ERROR after HELLO: the SPI ramp's
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, mtype, payload):
@@ -132,6 +134,8 @@ class Device:
         self.transport.write(b"\x00")
         self.send_hello()
         now = self.now_ms()
+        for code, arg, text in self.boot_notes:
+            self.on_fault(code, arg, text, now)
         self.last_heartbeat = self.last_snapshot = now
         self.cycle_start = now - self.config.scan_period_ms
 

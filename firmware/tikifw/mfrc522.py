@@ -7,7 +7,9 @@ MFRC522 with its bit-level anticollision is enough. Tuned from docs/hardware-not
   empty slot costs about 2 ms, not 25;
 - the antenna is on only while this reader scans (``TxControlReg``), after a settle time for
   the tag to power up (ISO/IEC 14443-3 asks for 5 ms of unmodulated field);
-- WUPA (not REQA) so a tag halted by the previous scan answers again; HLTA after reading;
+- WUPA (not REQA), so a tag that is somehow halted still answers; no HLTA after reading: a
+  tag never answers HLTA (ISO/IEC 14443-3), so waiting for it always cost the full timeout
+  (2 ms a read), and the field goes off right after the read anyway, which resets the tag;
 - every wait is bounded in time (polls with a ``sleep_us`` between them, never a bare count that
   a faster CPU would finish before the chip's own timer runs out): a chip that never raises an
   interrupt is a ``ReaderError``, never a hang;
@@ -89,6 +91,10 @@ class Mfrc522:
         return bytes(self.port.xfer(bytes((addr,)) * n + b"\x00")[1:])
 
     # --- the reader interface -------------------------------------------------------------------
+    def ident(self):
+        """The version register, as the SPI ramp compares it (board.py)."""
+        return bytes((self.read(VERSION),))
+
     def init(self):
         self.write(COMMAND, CMD_SOFT_RESET)
         self.sleep_us(50000)
@@ -146,9 +152,7 @@ class Mfrc522:
                 uid += part[1:4]
             else:
                 uid += part[0:4]
-            if not sak[0] & 0x04:  # UID complete
-                halt = bytes((HLTA, 0))
-                self.transceive(halt + crc_a(halt))
+            if not sak[0] & 0x04:  # UID complete (no HLTA: see the module's notes)
                 return [bytes(uid)], True
         return [], False
 

@@ -1,4 +1,4 @@
-"""PN5180 driver for ISO/IEC 15693 tags: every tag in a stack, by 16-slot inventory.
+"""PN5180 driver for ISO/IEC 15693 tags: every tag in a stack, by 1-slot then 16-slot inventory.
 
 Chosen for Manami and TacTiki (firmware/README.md): a totem or a TacTiki stack puts up to five
 tags in one reader's field, and ISO 15693 inventory with slot anticollision reads them all,
@@ -7,10 +7,16 @@ sheet, checked against NXP's reader library and two Arduino libraries (firmware/
 "Checked against the data sheets"); tikifw/chipsim_pn5180.py models the same data sheet
 independently, so a wrong address or value here fails tests/test_chip_emulators.py.
 
-Each scan: RF on (collision avoidance off, and the field checked to be on), settle, inventory
-with 16 slots (the 4 UID bits after the mask choose a tag's slot), a further masked round for
-every slot that collided (bounded by ``max_rounds``), RF off. A scan whose collisions could not
-all be resolved is reported incomplete, never as a miss.
+Each scan: RF on (collision avoidance off, and the field checked to be on), settle, a 1-slot
+inventory (every tag answers at once: none is one timeout, one tag is one answer, two or more
+collide), and only on a collision the 16-slot inventory (the 4 UID bits after the mask choose
+a tag's slot) with a further masked round for every slot that collided (bounded by
+``max_rounds``), RF off. Most cells hold no tag or one, so the 1-slot round alone costs about
+1 ms plus the SPI traffic of one slot where a 16-slot round costs 16 timeouts and 16 slots'
+traffic (issue 35). A reader whose last scan found two or more tags (a stack, which rarely
+shrinks to one between two scans) starts with the 16-slot round: there the 1-slot round
+would only collide. A scan whose collisions could not all be resolved is reported
+incomplete, never as a miss.
 
 The receive timeout is timer T1: it starts when the request (or a slot's EOF) has been sent and
 stops when the tag's answer begins, so it only has to cover the tag's response delay (ISO/IEC
@@ -52,6 +58,7 @@ RF_STATUS = 0x1D
 
 # IRQ_STATUS bits.
 IRQ_RX = 1 << 0
+IRQ_IDLE = 1 << 2  # set when the chip enters IDLE, which it does when start-up ends
 IRQ_TX_RFON = 1 << 9
 IRQ_TIMER1 = 1 << 12
 IRQ_GENERAL_ERROR = 1 << 17
@@ -86,6 +93,7 @@ RF_RX_15693 = 0x8D
 
 INVENTORY = 0x01
 FLAGS_16_SLOTS = 0x06  # high data rate, inventory
+FLAGS_1_SLOT = 0x26  # high data rate, inventory, Nb_slots (ISO/IEC 15693-3 request flag 6)
 TX_EOF_ONLY_AND = 0xFFFFFB3F
 SYSTEM_IDLE_AND = 0xFFFFFFF8
 SYSTEM_TRANSCEIVE_OR = 0x00000003
@@ -96,6 +104,9 @@ BUSY_WAIT_US = 50000  # then poll every POLL_US, up to this long (an EEPROM load
 POLL_US = 100  # sleep between two IRQ_STATUS polls
 ANSWER_US = 6000  # an inventory answer lasts ~4 ms at 26.48 kbit/s; wait this long past the timeout
 RF_ON_US = 2000  # how long the field may take to come on
+# Start-up after RST: about 2.5 ms typical (data sheet, as issue 35 read it; the firmware used
+# to wait a fixed 2 ms). The first init() polls IDLE_IRQ for up to this long.
+BOOT_WAIT_US = 20000
 
 
 def timer1_reload(timeout_us):
@@ -119,6 +130,8 @@ class Pn5180:
         self.settle_us = settle_us
         self.max_rounds = max_rounds
         self.firmware = None  # (major, minor) from the EEPROM, after init()
+        self.last_count = 0  # tags the last scan found: a stack starts with 16 slots
+        self.booted = False  # the first init() waits for the chip's start-up
 
     # --- host interface ---------------------------------------------------------------------------
     def _wait_ready(self):
@@ -161,7 +174,29 @@ class Pn5180:
         self.command(bytes((SEND_DATA, 0)) + bytes(data))
 
     # --- the reader interface ---------------------------------------------------------------------
+    def _wait_boot(self):
+        """Poll IRQ_STATUS until IDLE_IRQ says start-up is over (bounded by BOOT_WAIT_US).
+
+        A chip still starting does not drive MISO, which the board's pull-down reads as 0, so
+        no status bit shows before the chip is up. A chip that never shows IDLE_IRQ is left
+        to the version check below, which names what it reads.
+        """
+        for _ in range(BOOT_WAIT_US // POLL_US + 1):
+            if self.read_reg(IRQ_STATUS) & IRQ_IDLE:
+                self.write_reg(IRQ_CLEAR, IRQ_ALL)
+                self.booted = True
+                return
+            self.sleep_us(POLL_US)
+
+    def ident(self):
+        """Product and firmware versions as 4 bytes: what the SPI ramp compares (board.py)."""
+        if not self.booted and BOOT_WAIT_US:
+            self._wait_boot()
+        return bytes(self.version(PRODUCT_VERSION) + self.version(FIRMWARE_VERSION))
+
     def init(self):
+        if not self.booted and BOOT_WAIT_US:
+            self._wait_boot()
         # The bring-up check (hardware/BRINGUP.md): a chip that answers has a product version;
         # 0xFFFF or 0x0000 is a floating or stuck MISO, or no chip at all.
         product = self.version(PRODUCT_VERSION)
@@ -175,6 +210,7 @@ class Pn5180:
         self.write_reg(TIMER1_CONFIG, self.timer_config)
         self.tx_config = self.read_reg(TX_CONFIG)
         self._check()
+        self.booted = True  # a later init() (after a fault) finds IDLE_IRQ cleared: no wait
 
     def _check(self):
         if (self.read_reg(TIMER1_RELOAD) != self.timer_reload
@@ -212,9 +248,17 @@ class Pn5180:
     # --- ISO/IEC 15693 inventory ----------------------------------------------------------------
     def _inventory_all(self):
         found = []
-        pending = [(0, 0)]  # (mask value, mask length in bits)
-        rounds = 0
+        rounds = 0  # 16-slot rounds (``max_rounds``); the 1-slot round is not one of them
         complete = True
+        if self.last_count < 2:
+            one = self._inventory_one()
+            if one is None:
+                self.last_count = 0
+                return found, complete  # no tag answered
+            if one is not True:
+                self.last_count = 1
+                return [one], complete  # exactly one tag, read cleanly
+        pending = [(0, 0)]  # a collision: (mask value, mask length in bits) for 16-slot rounds
         while pending:
             if rounds >= self.max_rounds:
                 complete = False
@@ -230,6 +274,7 @@ class Pn5180:
                 else:
                     complete = False
         found.sort()
+        self.last_count = len(found) if complete else max(len(found), 2)
         return found, complete
 
     def _start(self):
@@ -249,8 +294,35 @@ class Pn5180:
             raise ReaderError("PN5180 does not answer (no interrupt)")
         return bool(irq & IRQ_RX)
 
+    def _answer(self):
+        """The UID in a slot that answered, or None for a collision or a garbled answer."""
+        status = self.read_reg(RX_STATUS)
+        n = status & RX_LEN_MASK
+        if status & (RX_COLLISION | RX_ERRORS) or n != INVENTORY_ANSWER:
+            return None
+        answer = self.query(bytes((READ_DATA, 0)), n)
+        if answer[0] & 0x01:  # error flag in the tag's answer
+            return None
+        return bytes(reversed(answer[2:10]))
+
+    def _inventory_one(self):
+        """A 1-slot round: None when no tag answered, the UID of a lone tag, True on a
+        collision (or a garbled answer: the 16-slot round then sorts it out)."""
+        self.write_reg(TX_CONFIG, self.tx_config)  # undo the EOF-only setting of a last round
+        self._start()
+        self.send(bytes((FLAGS_1_SLOT, INVENTORY, 0)))
+        if not self._wait_answer():
+            return None
+        uid = self._answer()
+        return True if uid is None else uid
+
     def _inventory(self, mask, mask_len):
-        """One 16-slot round; yields (uid, None) per tag read and (None, slot) per collision."""
+        """One 16-slot round; yields (uid, None) per tag read and (None, slot) per collision.
+
+        Between slots only what must change is sent: the EOF-only transmit setting once, after
+        the request (it stays until the next round restores TX_CONFIG), then per slot the
+        Idle -> Transceive restart, the IRQ clear and the EOF.
+        """
         results = []
         self.write_reg(TX_CONFIG, self.tx_config)  # undo the EOF-only setting of the last round
         self._start()
@@ -259,18 +331,11 @@ class Pn5180:
         self.send(request)
         for slot in range(16):
             if self._wait_answer():
-                status = self.read_reg(RX_STATUS)
-                n = status & RX_LEN_MASK
-                if status & (RX_COLLISION | RX_ERRORS) or n != INVENTORY_ANSWER:
-                    results.append((None, slot))
-                else:
-                    answer = self.query(bytes((READ_DATA, 0)), n)
-                    if answer[0] & 0x01:  # error flag in the tag's answer
-                        results.append((None, slot))
-                    else:
-                        results.append((bytes(reversed(answer[2:10])), None))
+                uid = self._answer()
+                results.append((None, slot) if uid is None else (uid, None))
             if slot < 15:  # next slot: send only an EOF
-                self.and_reg(TX_CONFIG, TX_EOF_ONLY_AND)
+                if slot == 0:
+                    self.and_reg(TX_CONFIG, TX_EOF_ONLY_AND)
                 self._start()
                 self.send(b"")
         return results

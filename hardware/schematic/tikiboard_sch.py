@@ -17,14 +17,22 @@ It writes ``hardware/schematic/GAME.net`` (a KiCad netlist, importable into Pcbn
 What the circuit is (hardware/README.md, "Sensor board"):
 
 - power: 5 V in on a screw terminal, a PTC fuse, 470 µF bulk; a 1 A LDO makes +3V3 for the
-  logic, the hall switches and (MFRC522 boards) the readers; the Pico runs from +5V through a
-  Schottky diode into VSYS (its own 3V3 pin is left alone: two regulators must not share a
-  rail); 100 nF at every IC and module, 10 µF at every reader;
+  logic and the hall switches, and one more LDO per row of up to eight readers makes that
+  row's +3V3_Rn (MFRC522 supply, or PN5180 PVDD: 20 mA typical each, so 25 of them on one
+  SOT-223 would dissipate about 1 W); the PN5180 modules take VBAT from +5V (the module's
+  0 Ω moved from R12 to R13), which also puts VBAT up before PVDD; the Pico runs from +5V
+  through a Schottky diode into VSYS (its own 3V3 pin is left alone: two regulators must not
+  share a rail); 100 nF at every IC and module, 10 µF at every reader;
 - readers: one module per reader channel; chip selects from 74HC154 decoders on A0-A3, A4
   picking the decoder (74LVC1G04 when there are two);
-- MISO: a PN5180 tri-states MISO while deselected, so its MISO goes straight to the bus; an
-  MFRC522 module does not, so each one drives the bus through a 74LVC1G125 whose output enable
-  is that reader's chip select (diodes and a pull-down cannot make 4 MHz edges);
+- SPI rows: readers in rows of eight (channel // 8); each row has a 74LVC125 on its own rail
+  that drives the row's SCK and MOSI (no more than eight inputs per driver) and puts the row's
+  MISO on the bus only while a reader of that row is selected (a 74HC139 decodes A3-A4 under
+  ~CS_EN into ~ROWn), so the Pico's MISO sees at most four buffer outputs, not 25 modules;
+- MISO: a PN5180 tri-states MISO while deselected, so its MISO goes straight to its row's
+  MISO; an MFRC522 module does not, so each one drives the row's MISO through a 74LVC1G125
+  whose output enable is that reader's chip select (diodes and a pull-down cannot make 4 MHz
+  edges);
 - BUSY (PN5180 only): 74HC4067 multiplexers on the same address lines;
 - presence: one open-drain hall switch per sensor into a 74HC165 chain with 10 kΩ pull-ups;
   after the last sensor the two sentinel inputs (3.3 V, then GND, firmware/tikifw/shiftin.py);
@@ -34,10 +42,12 @@ What the circuit is (hardware/README.md, "Sensor board"):
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import logging
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -58,11 +68,28 @@ from skidl import (  # type: ignore[import-untyped]  # noqa: E402
     Pin,
     erc_logger,
 )
-from skidl.logger import stop_log_file_output  # type: ignore[import-untyped]  # noqa: E402
+from skidl.logger import (  # type: ignore[import-untyped]  # noqa: E402
+    SkidlLogFileHandler,
+    stop_log_file_output,
+)
 
 from pi_app.board.geometry import Geometry, board_names, load_geometry  # noqa: E402
 from pi_app.hw.pinmap import load_pinmap  # noqa: E402
 
+
+def _remove_log_file(handler: Any) -> None:
+    """SKiDL's log-file removal, tolerating a file already gone: two processes in the same
+    directory (the test suite's two workers) share ``skidl_REPL.log``, and the second removal
+    raised FileNotFoundError (SKiDL's own docstring says a missing file is fine)."""
+    if handler.filename:
+        name = handler.filename
+        handler.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(name)
+    handler.filename = None
+
+
+SkidlLogFileHandler.remove_log_file = _remove_log_file
 stop_log_file_output()  # no skidl .log/.erc files next to whatever ran us
 for _handler in logging.getLogger("skidl").handlers:  # footprint/tag chatter: not our problem
     _handler.setLevel(logging.ERROR)
@@ -75,6 +102,71 @@ PICO_GP_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10
                11: 15, 12: 16, 13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25,
                20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
 PICO_GND_PINS = (3, 8, 13, 18, 23, 28, 38)
+
+#: Readers per SPI row: one row buffer drives SCK/MOSI into at most this many module inputs
+#: and gates their MISO onto the bus (hardware/README.md, "SPI loading").
+ROW_SIZE = 8
+
+
+class Alternative:
+    """A part that may be fitted in place of a template's part: its pin-number -> pin-name map.
+
+    ``drop_in`` is computed, not declared: the alternative fits the template's footprint only
+    when every pin number carries the same function. ``source`` says where the pinout comes
+    from (a data sheet's pin table; "from memory" where no copy was at hand).
+    """
+
+    def __init__(self, mpn: str, pins: dict[int, str], source: str):
+        self.mpn = mpn
+        self.pins = pins
+        self.source = source
+
+    def fits(self, template_pins: dict[int, str]) -> bool:
+        return self.pins == template_pins
+
+
+#: BOM alternatives by template key, the first one being the part the schematic carries. The
+#: SOT-223 LDOs are the trap this table exists for: the 1117 family puts GND/ADJ on pin 1 and
+#: VIN on pin 3, so in the MCP1826S footprint (VIN, GND, VOUT) it gets 5 V on its ground pin.
+#: The DRV5033's TO-92 package swaps GND and OUT against its SOT-23 (pins 2 and 3).
+ALTERNATIVES: dict[str, list[Alternative]] = {
+    "ldo": [
+        Alternative("MCP1826S-3302E/DB", {1: "VIN", 2: "GND", 3: "VOUT"},
+                    "Microchip MCP1826/MCP1826S data sheet, SOT-223 pin table (from memory)"),
+        Alternative("LM3940IMP-3.3", {1: "VIN", 2: "GND", 3: "VOUT"},
+                    "TI LM3940 data sheet, SOT-223 pinout (from memory: check)"),
+        Alternative("AMS1117-3.3", {1: "GND", 2: "VOUT", 3: "VIN"},
+                    "AMS1117 data sheet, SOT-223: 1 GND/ADJ, 2 VOUT (tab), 3 VIN"),
+        Alternative("TLV1117LV33DCYR", {1: "GND", 2: "VOUT", 3: "VIN"},
+                    "TI TLV1117LV data sheet, DCY (SOT-223): 1 GND, 2 OUT (tab), 3 IN"),
+    ],
+    "hall": [
+        Alternative("DRV5033AJQDBZR", {1: "VDD", 2: "OUT", 3: "GND"},
+                    "TI DRV5033 data sheet, DBZ (SOT-23): 1 VCC, 2 OUT, 3 GND"),
+        Alternative("DRV5033AJQLPG", {1: "VDD", 2: "GND", 3: "OUT"},
+                    "TI DRV5033 data sheet, LPG (TO-92): 1 VCC, 2 GND, 3 OUT"),
+    ],
+    "schottky": [
+        Alternative("SS14", {1: "K", 2: "A"}, "Vishay SS14 data sheet, SMA: cathode band"),
+        Alternative("B140-13-F", {1: "K", 2: "A"}, "Diodes Inc B140 data sheet, SMA"),
+    ],
+    "lvc125": [
+        Alternative("74LVC125AD", {1: "~1OE", 2: "1A", 3: "1Y", 4: "~2OE", 5: "2A", 6: "2Y",
+                                   7: "GND", 8: "3Y", 9: "3A", 10: "~3OE", 11: "4Y",
+                                   12: "4A", 13: "~4OE", 14: "VCC"},
+                    "Nexperia 74LVC125A data sheet, SO14 pinning"),
+        Alternative("SN74LVC125AD", {1: "~1OE", 2: "1A", 3: "1Y", 4: "~2OE", 5: "2A",
+                                     6: "2Y", 7: "GND", 8: "3Y", 9: "3A", 10: "~3OE",
+                                     11: "4Y", 12: "4A", 13: "~4OE", 14: "VCC"},
+                    "TI SN74LVC125A data sheet, D (SOIC) pin functions"),
+    ],
+    "lvc1g125": [
+        Alternative("74LVC1G125GW", {1: "~OE", 2: "A", 3: "GND", 4: "Y", 5: "VCC"},
+                    "Nexperia 74LVC1G125 data sheet, SOT353 pinning"),
+        Alternative("SN74LVC1G125DBVR", {1: "~OE", 2: "A", 3: "GND", 4: "Y", 5: "VCC"},
+                    "TI SN74LVC1G125 data sheet, DBV (SOT-23-5) pin functions"),
+    ],
+}
 
 
 def _template(name: str, prefix: str, pins: Iterable[tuple[int, str, Any]],
@@ -107,8 +199,8 @@ def _library() -> dict[str, Any]:
          (7, "SCK", T.INPUT), (8, "BUSY", T.OUTPUT), (9, "GND", T.PWRIN),
          (10, "GPIO", T.NOCONNECT), (11, "IRQ", T.NOCONNECT), (12, "AUX", T.NOCONNECT),
          (13, "REQ", T.NOCONNECT)],
-        "PinHeader_1x13_P2.54mm", "NXP PN5180A0HN/C3 module (13-pin header)",
-        "NFC reader, ISO 15693 + 14443; 5 V RF supply, 3.3 V host interface")
+        "PinHeader_1x13_P2.54mm", "NXP PN5180A0HN/C3 module (13-pin header), 0R moved R12->R13",
+        "NFC reader, ISO 15693 + 14443; 5 V: TVDD and (0R on R13) VBAT; 3.3 V: PVDD only")
     add("rc522", "RC522_module", "M",
         [(1, "SDA_NSS", T.INPUT), (2, "SCK", T.INPUT), (3, "MOSI", T.INPUT),
          (4, "MISO", T.OUTPUT), (5, "IRQ", T.NOCONNECT), (6, "GND", T.PWRIN),
@@ -132,6 +224,22 @@ def _library() -> dict[str, Any]:
         [(1, "NC", T.NOCONNECT), (2, "A", T.INPUT), (3, "GND", T.PWRIN), (4, "Y", T.OUTPUT),
          (5, "VCC", T.PWRIN)],
         "SOT-353", "Nexperia 74LVC1G04GW", "inverter: A4 enables the second decoder/mux")
+    add("lvc125", "74LVC125", "U",
+        [(1, "~1OE", T.INPUT), (2, "1A", T.INPUT), (3, "1Y", T.TRISTATE),
+         (4, "~2OE", T.INPUT), (5, "2A", T.INPUT), (6, "2Y", T.TRISTATE), (7, "GND", T.PWRIN),
+         (8, "3Y", T.TRISTATE), (9, "3A", T.INPUT), (10, "~3OE", T.INPUT),
+         (11, "4Y", T.NOCONNECT), (12, "4A", T.INPUT), (13, "~4OE", T.INPUT),
+         (14, "VCC", T.PWRIN)],
+        "SOIC-14_3.9x8.7mm_P1.27mm", "Nexperia 74LVC125AD",
+        "row buffer: SCK and MOSI into one row of readers, the row's MISO onto the bus")
+    add("hc139", "74HC139", "U",
+        [(1, "~1E", T.INPUT), (2, "1A0", T.INPUT), (3, "1A1", T.INPUT), (4, "1Y0", T.OUTPUT),
+         (5, "1Y1", T.OUTPUT), (6, "1Y2", T.OUTPUT), (7, "1Y3", T.OUTPUT), (8, "GND", T.PWRIN),
+         (9, "2Y3", T.NOCONNECT), (10, "2Y2", T.NOCONNECT), (11, "2Y1", T.NOCONNECT),
+         (12, "2Y0", T.NOCONNECT), (13, "2A1", T.INPUT), (14, "2A0", T.INPUT),
+         (15, "~2E", T.INPUT), (16, "VCC", T.PWRIN)],
+        "SOIC-16_3.9x9.9mm_P1.27mm", "Nexperia 74HC139D",
+        "row decoder: A3-A4 under ~CS_EN give ~ROWn, the enable of row n's MISO buffer")
     add("lvc1g125", "74LVC1G125", "U",
         [(1, "~OE", T.INPUT), (2, "A", T.INPUT), (3, "GND", T.PWRIN), (4, "Y", T.TRISTATE),
          (5, "VCC", T.PWRIN)],
@@ -153,17 +261,18 @@ def _library() -> dict[str, Any]:
         "SOIC-14_3.9x8.7mm_P1.27mm", "TI SN74AHCT125D", "LED data level shifter 3.3 V -> 5 V")
     add("hall", "HallSwitch", "H",
         [(1, "VDD", T.PWRIN), (2, "OUT", T.OPENCOLL), (3, "GND", T.PWRIN)],
-        "SOT-23", "TI DRV5033AJQDBZR (TO-92: DRV5033AJQLPG)",
+        "SOT-23", "TI DRV5033AJQDBZR",
         "presence: omnipolar open-drain hall switch, B_OP 6.9 mT typ; depth per README")
     add("ldo", "LDO_3V3", "U",
         [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "VOUT", T.PWROUT)],
         "SOT-223-3_TabPin2", "Microchip MCP1826S-3302E/DB",
-        "1 A 3.3 V LDO: logic, hall switches, MFRC522 readers")
+        "1 A 3.3 V LDO: logic and hall switches, or one row of readers")
     add("schottky", "D_Schottky", "D",
         [(1, "K", T.PASSIVE), (2, "A", T.PASSIVE)],
         "D_SMA", "Vishay SS14 (1 A 40 V)", "feeds the Pico's VSYS from +5V (Pico datasheet)")
     add("ptc", "Polyfuse", "F", [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)],
-        "Fuse_1812", "Bourns MF-MSMF200-2 (2 A hold)", "resettable fuse on a 5 V branch")
+        "Fuse_1812", "Bourns MF-MSMF200/16X-2 (2 A hold, 16 V)",
+        "resettable fuse on a 5 V branch")
     add("r", "R", "R", [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)], "R_0805", "",
         "resistor")
     add("c", "C", "C", [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)], "C_0805", "", "capacitor")
@@ -204,6 +313,7 @@ class BoardCircuit:
     def cap(self, a: Any, b: Any, value: str, why: str, polar: bool = False) -> Any:
         c = self.part("cpol" if polar else "c", value, why=why,
                       mpn="Panasonic EEU-FR1A471 class" if polar and "470" in value
+                      else "Panasonic EEU-FR1A101 class" if polar and value == "100uF"
                       else "Panasonic EEU-FR1A102 class" if polar
                       else "X7R MLCC" if value == "100nF" else "X5R MLCC 10 V")
         c[1] += a
@@ -226,6 +336,7 @@ class BoardCircuit:
             self.decoders(readers)
             if not mfrc and readers:
                 self.busy_mux(readers)
+            self.rows(readers)
             for k in range(readers):
                 self.reader(k, mfrc)
             self.presence(self.geo.presence_count)
@@ -244,7 +355,7 @@ class BoardCircuit:
         f = self.part("ptc", "2A", why="board branch")
         f[1] += self.v5_in
         f[2] += self.v5
-        f_led = self.part("ptc", "3A", mpn="Bourns MF-MSMF300-2 (3 A hold)",
+        f_led = self.part("ptc", "3A", mpn="Bourns MF-MSMF300/16-2 (3 A hold, 16 V)",
                           why="LED branch: a shorted strip cannot take the readers down")
         f_led[1] += self.v5_in
         f_led[2] += self.v5_led
@@ -255,14 +366,26 @@ class BoardCircuit:
         ldo["VOUT"] += self.v3
         self.cap(self.v5, self.gnd, "10uF", "LDO input")
         self.cap(self.v3, self.gnd, "10uF", "LDO output (stable with ceramic)")
-        self.cap(self.v3, self.gnd, "100uF", "3.3 V bulk (MFRC522 field switch-on)",
-                 polar=True)
         d = self.part("schottky", "SS14")
         d["A"] += self.v5
         d["K"] += self.vsys
         if self.power_flags:  # KiCad's PWR_FLAG: these nets are fed from off the board
             for net in (self.v5_in, self.gnd, self.vsys, self.v5, self.v5_led):
                 net.drive = POWER
+
+    def row_rail(self, row: int) -> Any:
+        """Row ``row``'s own 3.3 V: an LDO per row of readers, so no regulator carries more
+        than eight PN5180 PVDDs (160 mA) or one transmitting MFRC522 and seven idle ones."""
+        rail = self.net(f"+3V3_R{row}")
+        ldo = self.part("ldo", "3.3V 1A", why=f"row {row}: readers {row * ROW_SIZE}-"
+                        f"{min(self.geo.reader_count, (row + 1) * ROW_SIZE) - 1}")
+        ldo["VIN"] += self.v5
+        ldo["GND"] += self.gnd
+        ldo["VOUT"] += rail
+        self.cap(self.v5, self.gnd, "10uF", f"row {row} LDO input")
+        self.cap(rail, self.gnd, "10uF", f"row {row} LDO output (stable with ceramic)")
+        self.cap(rail, self.gnd, "100uF", f"row {row} bulk (RF switch-on steps)", polar=True)
+        return rail
 
     def pico_and_bus(self) -> None:
         cfg = self.pico_cfg
@@ -343,6 +466,53 @@ class BoardCircuit:
                 else:
                     dec[f"Y{y}"] += self.circuit.NC
 
+    def rows(self, readers: int) -> None:
+        """The SPI rows: a rail, a row buffer and a row enable for each ``ROW_SIZE`` readers."""
+        n = math.ceil(readers / ROW_SIZE)
+        self.row_v3: list[Any] = []
+        self.row_sck: list[Any] = []
+        self.row_mosi: list[Any] = []
+        self.row_miso: list[Any] = []
+        if not n:
+            return
+        if n > 4:
+            raise ValueError("a 74HC139 half decodes four rows (32 readers)")
+        dec = self.part("hc139")
+        self.decoupled(dec, self.v3)
+        dec["~1E"] += self.cs_en
+        dec["1A0"] += self.addr[3]
+        dec["1A1"] += self.addr[4]
+        dec["~2E"] += self.v3  # second half unused: disabled, inputs tied
+        dec["2A0"] += self.gnd
+        dec["2A1"] += self.gnd
+        for r in range(4):
+            if r >= n:
+                dec[f"1Y{r}"] += self.circuit.NC
+        for r in range(n):
+            rail = self.row_rail(r)
+            row_en = self.net(f"~ROW{r}")
+            dec[f"1Y{r}"] += row_en
+            sck, mosi, miso = (self.net(f"SCK_R{r}"), self.net(f"MOSI_R{r}"),
+                               self.net(f"MISO_R{r}"))
+            buf = self.part("lvc125", why=f"row {r}: SCK/MOSI fan-out, MISO gate")
+            self.decoupled(buf, rail)
+            buf["~1OE"] += self.gnd
+            buf["1A"] += self.sck
+            buf["1Y"] += sck
+            buf["~2OE"] += self.gnd
+            buf["2A"] += self.mosi
+            buf["2Y"] += mosi
+            buf["~3OE"] += row_en
+            buf["3A"] += miso
+            buf["3Y"] += self.miso
+            buf["~4OE"] += rail
+            buf["4A"] += self.gnd
+            self.res(miso, self.gnd, "100k", f"row {r} MISO defined while no reader drives it")
+            self.row_v3.append(rail)
+            self.row_sck.append(sck)
+            self.row_mosi.append(mosi)
+            self.row_miso.append(miso)
+
     def busy_mux(self, readers: int) -> None:
         self.busy_ch: list[Any] = []
         chips = math.ceil(readers / 16)
@@ -364,38 +534,41 @@ class BoardCircuit:
                     mux[f"Y{y}"] += self.gnd  # unused switch inputs tied, not floating
 
     def reader(self, k: int, mfrc: bool) -> None:
+        row = k // ROW_SIZE
+        v3, sck, mosi, miso = (self.row_v3[row], self.row_sck[row], self.row_mosi[row],
+                               self.row_miso[row])
         if mfrc:
             m = self.part("rc522", "RC522")
-            m["3V3"] += self.v3
+            m["3V3"] += v3
             m["GND"] += self.gnd
             m["SDA_NSS"] += self.cs[k]
-            m["SCK"] += self.sck
-            m["MOSI"] += self.mosi
+            m["SCK"] += sck
+            m["MOSI"] += mosi
             m["RST"] += self.rst
             m["IRQ"] += self.circuit.NC
-            self.cap(self.v3, self.gnd, "10uF", f"at reader {k} (RF switch-on)")
-            self.cap(self.v3, self.gnd, "100nF", f"at reader {k}")
+            self.cap(v3, self.gnd, "10uF", f"at reader {k} (RF switch-on)")
+            self.cap(v3, self.gnd, "100nF", f"at reader {k}")
             buf = self.part("lvc1g125")
-            self.decoupled(buf, self.v3)
+            self.decoupled(buf, v3)
             local = self.net(f"MISO{k}")
             m["MISO"] += local
             buf["A"] += local
             buf["~OE"] += self.cs[k]
-            buf["Y"] += self.miso
+            buf["Y"] += miso
         else:
             m = self.part("pn5180", "PN5180")
-            m["+5V"] += self.v5
-            m["+3V3"] += self.v3
+            m["+5V"] += self.v5  # TVDD, and VBAT with the module's 0R on R13
+            m["+3V3"] += v3  # PVDD only (R12 removed)
             m["GND"] += self.gnd
             m["NSS"] += self.cs[k]
-            m["SCK"] += self.sck
-            m["MOSI"] += self.mosi
-            m["MISO"] += self.miso
+            m["SCK"] += sck
+            m["MOSI"] += mosi
+            m["MISO"] += miso
             m["RST"] += self.rst
             m["BUSY"] += self.busy_ch[k]
             for name in ("GPIO", "IRQ", "AUX", "REQ"):
                 m[name] += self.circuit.NC
-            self.cap(self.v5, self.gnd, "10uF", f"at reader {k} (RF on: up to ~0.2 A)")
+            self.cap(self.v5, self.gnd, "10uF", f"at reader {k} (RF on: up to 0.25 A)")
             self.cap(self.v5, self.gnd, "100nF", f"at reader {k}")
         m.fields["Why"] = f"reader {k}: {self._cell_of_reader(k)}"
 

@@ -47,13 +47,15 @@ from pi_app.readings import PresenceChanged, ScanCycle, SensorEvent, TagsSeen
 from pi_app.sim.hands import Action, apply_action, resting
 
 #: Milliseconds one reader scan takes with 0, 1, 2, ... tags in its field: the firmware's own
-#: drivers on the emulated chips in air time, the mean over 400 random UID sets for the PN5180
+#: drivers on the emulated chips in air time with the Pico's interpreter time modelled
+#: (``chipsim_air.HOST_PICO``: issue 35), the mean over 400 random UID sets for the PN5180
 #: (a stack's UIDs decide whether two tags share a slot and a masked round follows), from
 #: ``firmware/host_selftest.py costs hardware/boards/GAME.json hardware/pinmap.json``
 #: (tests/test_scan_cost.py checks them against a fresh measurement). An MFRC522 reads one tag.
+#: Empty and one-tag PN5180 cells cost one 1-slot round (was a 16-slot round: 23.0 / 26.3).
 SCAN_MS: dict[str, tuple[float, ...]] = {
-    "PN5180": (23.0, 26.3, 31.7, 37.7, 47.5, 53.7),
-    "MFRC522": (7.2, 12.1),
+    "PN5180": (5.4, 9.2, 40.3, 47.4, 59.4, 66.7),
+    "MFRC522": (8.1, 13.4),
 }
 #: The firmware's ``Config.reread_cycles``: an idle reader is still read every this many cycles.
 REREAD_CYCLES = 8
