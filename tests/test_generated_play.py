@@ -13,7 +13,6 @@ larger ``max_examples`` searches further.
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tools.bench.generated import TableSpec, play, table_specs
@@ -65,10 +64,9 @@ SLOW_SWAPS = TableSpec(
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 30: a pause between swaps longer than "
-    "settle_long splits a Topple move (a behaviour change, not yet made)",
-)
 def test_a_slow_hand_swapping_one_tiki_at_a_time_is_followed() -> None:
+    """Found by generated play at Topple's old scan period (0.12 s), where a pause between
+    swaps longer than ``settle_long`` split the move; at the period modelled for the Pico's
+    interpreter (0.15 s, issue 35) the same hands are followed. Kept as a plain test: the
+    behaviour change issue 30 asks for (one timing rule for every explanation) must keep it."""
     _check(SLOW_SWAPS)

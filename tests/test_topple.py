@@ -436,3 +436,27 @@ def test_state_json_is_plain_json() -> None:
     assert GAME.state_from_json(json.loads(text)) == s
     with pytest.raises(RecordError):
         GAME.state_from_json({"players": 2})
+
+
+def test_tapped_cards_keep_the_discards_as_a_replay_of_the_record_does() -> None:
+    """The station's position after the players tap their cards (``with_cards``) equals the
+    position a replay builds from the record's round with those cards (``start_round``), also
+    when a tapped card was dealt in an earlier round (the deck gathered again). They once
+    differed in the discards, so a stored game replayed to another position than the one played
+    (tests/test_station_e2e.py, Topple)."""
+    from pi_app.games import get_game
+    from pi_app.games.topple import RoundSetup, start_round, with_cards
+
+    game = get_game("topple")
+    rng = random.Random(4)
+    state = game.new_game(rng, {"players": 2})
+    first_cards = tuple(c for c in state.table.cards if c is not None)
+    while state.turn is not None:
+        state = game.apply(state, game.random_move(state, rng))
+    before = state
+    dealt = game.deal(before, rng)
+    for tapped in ((first_cards[0], dealt.table.cards[1]),      # one card seen before
+                   tuple(c for c in dealt.table.cards if c is not None)):  # as dealt
+        live = with_cards(dealt, tapped)
+        setup = RoundSetup(dealt.line, tuple(tapped), dealt.table.first, dealt.table.seats)
+        assert live == start_round(before, setup)

@@ -627,10 +627,15 @@ def with_cards(state: ToppleState, cards: Sequence[tuple[str, str, str]]) -> Top
     by_seat: list[tuple[str, str, str] | None] = [None] * table.players
     for seat, card in zip(table.seats, cards, strict=True):
         by_seat[seat] = _card(list(card))
+    # The discards as :func:`start_round` keeps them for the record's round with these cards
+    # (replay builds the round from the record): added to the earlier rounds' when all are new,
+    # else the deck was gathered again and the discards start anew with this round's.
+    earlier = table.dealt - frozenset(c for c in table.cards if c is not None)
+    tapped = frozenset(_card(list(c)) for c in cards)
+    dealt = earlier | tapped if tapped.isdisjoint(earlier) else tapped
     new_table = Table(table.players, table.rounds, table.round, table.seats, table.first,
                       tuple(by_seat), table.totals, table.round_scores, table.topple_bottom,
-                      frozenset(cards) | (table.dealt - frozenset(
-                          c for c in table.cards if c is not None)))
+                      dealt)
     return ToppleState(new_table, state.line, state.hands, state.opened, state.turn)
 
 
