@@ -38,6 +38,7 @@ def _load(name: str) -> ModuleType:
 
 
 layout = _load("layout")
+preview = _load("preview")
 Pt = tuple[float, float]
 
 
@@ -174,6 +175,11 @@ def test_generated_board_passes_drc_and_has_a_complete_gerber_set(
         assert len(re.findall(rf"\(via [^\n]*\(net {n}\)", pcb)) == 1, cell
         # The net's declaration, then the header's two pads and the capacitor's two.
         assert pcb.count(f'(net {n} "/{cell}/COIL")') == 1 + 4, cell
+    # The README's picture reads the same file: it must find all of it.
+    items = preview.parse(pcb)
+    assert len(items["F.Cu"]) == 25 * (4 * turns + 1 + 2) and len(items["B.Cu"]) == 25 * 2
+    assert len(items["via"]) == 25 and len(items["pad"]) == 25 * 4 + 8
+    assert len(items["edge"]) == 4
     with zipfile.ZipFile(out / "tactiki-sensing-gerbers.zip") as z:
         assert sorted(z.namelist()) == sorted(files)
 
