@@ -4,8 +4,9 @@ Why this exists: stock reader modules do not fit TacTiki's 50 mm pitch nor Toppl
 (hardware/README.md, "Layout and mechanics"), so a board that fits needs one PCB coil per
 cell. This is the first, checkable step of that design, not the design: it sizes a square
 spiral to the cell and gives its inductance and the capacitance that tunes it to 13.56 MHz.
-The matching network to the reader's transmitter, the layout, DRC and Gerbers are not here
-(issue 35, item 5; hardware/README.md says what is missing).
+The layout, DRC and Gerbers are made from it by make_layer.py (layout.py places the copper);
+the matching network to the reader's transmitter is not designed anywhere yet (issue 35,
+item 5; hardware/README.md says what is missing).
 
 Inductance: the modified Wheeler formula for a square planar spiral (Mohan, del Mar
 Hershenson, Boyd and Lee, "Simple accurate expressions for planar spiral inductances", IEEE
