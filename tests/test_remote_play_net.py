@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from net_fixtures import EVENT, REFEREE, Broker
+from net_fixtures import EVENT, REFEREE, Broker, broker  # noqa: F401 (a fixture)
 
 from pi_app.games import get_game
 from pi_app.net import topics
@@ -34,7 +34,7 @@ def _has(holder: Table | Authority, n: int) -> Callable[[], bool]:
     return lambda: len(holder.record) == n
 
 
-def _play(broker: Broker, tmp_path: Path, game: str, seed: int) -> dict[str, Any]:
+def _play(broker: Broker, tmp_path: Path, game: str, seed: int) -> dict[str, Any]:  # noqa: F811
     engine = get_game(game)
     start = engine.new_game(random.Random(seed))
     seats: dict[str, tuple[int, ...]] = {"alpha": (0,), "beta": (1,)}
@@ -87,7 +87,8 @@ def _play(broker: Broker, tmp_path: Path, game: str, seed: int) -> dict[str, Any
             "received": received, "pauses": pauses, "start": start}
 
 
-def test_a_whole_manami_game_between_two_boards(broker: Broker, tmp_path: Path) -> None:
+def test_a_whole_manami_game_between_two_boards(broker: Broker,  # noqa: F811
+                                                tmp_path: Path) -> None:
     out = _play(broker, tmp_path, "manami", 5)
     authority, engine = out["authority"], out["engine"]
     public = list(authority.public_record())
@@ -102,7 +103,7 @@ def test_a_whole_manami_game_between_two_boards(broker: Broker, tmp_path: Path) 
     assert ("beta",) in out["pauses"]
 
 
-def test_a_whole_tactiki_game_keeps_the_ranks_at_the_authority(broker: Broker,
+def test_a_whole_tactiki_game_keeps_the_ranks_at_the_authority(broker: Broker,  # noqa: F811
                                                               tmp_path: Path) -> None:
     out = _play(broker, tmp_path, "tactiki", 9)
     authority, engine = out["authority"], out["engine"]
@@ -125,7 +126,9 @@ def _hidden_words(engine: Any, state: Any) -> set[str]:
     return hidden
 
 
-def test_the_acl_lets_a_board_write_only_its_own_up_topic(broker: Broker) -> None:
+def test_the_acl_lets_a_board_write_only_its_own_up_topic(
+        broker: Broker,  # noqa: F811
+) -> None:
     text = broker.files.acl.read_text(encoding="utf-8")
     assert f"pattern write tiki/{EVENT}/remote/%u/up" in text
     assert f"pattern read tiki/{EVENT}/remote/%u/down" in text

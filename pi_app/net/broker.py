@@ -188,7 +188,7 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = (),
                    f"{leaves}"
                    f"pattern read {topics.locks_topic(event)}\n"
                    f"pattern read {ROOT}/{event}/pairing/%u\n"
-                   "# Remote play (docs/remote-play.md): its own proposals up, its own answers down.\n"
+                   "# Remote play (docs/remote-play.md): its proposals up, its answers down.\n"
                    f"pattern write {ROOT}/{event}/remote/%u/up\n"
                    f"pattern read {ROOT}/{event}/remote/%u/down\n")
 
