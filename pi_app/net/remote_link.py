@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,15 @@ import paho.mqtt.client as mqtt
 from pi_app.net import remote, topics
 from pi_app.net.mqtt import BrokerOptions, new_client
 from pi_app.net.remote import Authority, Table
+
+
+def _no_delay(_client: mqtt.Client, _userdata: Any, sock: Any) -> None:
+    """Send each small message at once. Without it Nagle's algorithm holds a proposal back
+    until the broker acknowledges the previous packet, which its delayed ACK postpones by about
+    40 ms on Linux: the median move took 43 ms on loopback before this option, 2 ms with it
+    (``python -m tools.bench.remote``)."""
+    if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 class AuthorityLink:
@@ -43,6 +53,7 @@ class AuthorityLink:
         self.client = new_client(f"remote-authority-{authority.game}", options)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
+        self.client.on_socket_open = _no_delay
         self._options = options
 
     def start(self) -> AuthorityLink:
@@ -117,6 +128,7 @@ class TableLink:
         self.client = new_client(f"remote-{table.station}", options)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
+        self.client.on_socket_open = _no_delay
         self._status = status
         if status:  # without the station's publisher, this link says whether the board is on
             self.client.will_set(self._status_topic, self._status_payload(False), topics.QOS,
