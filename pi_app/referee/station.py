@@ -51,7 +51,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, FeedSnapshot, Phase, StationFeed, StationStatus
-from pi_app.referee.opponent import POLL_S, Opponent, Shown, parse_bots, think
+from pi_app.referee.opponent import POLL_S, REMOTE, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.postgame import PostGame
 from pi_app.referee.rule_options import (
@@ -401,6 +401,10 @@ class Station:
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
+        remote = self.opponent.remote
+        if remote is not None and (outcome.player is None
+                                   or self.opponent.levels.get(outcome.player) != REMOTE):
+            remote.made(len(self.session.history) - 1, outcome.text)
         self._after_move(now, outcome.how.board_decided)
         return True
 
