@@ -5,12 +5,15 @@ the simulated hands and sensors of test_station_bot; the other board's seat is a
 (:class:`pi_app.net.remote_station.RemoteSeat` over a table link), the authority runs on the
 referee's user. The other player's move is shown on the LEDs like the station's own bot move, a
 wrong execution of it is guided back, and at the end both stations' stored moves equal the
-authority's record.
+authority's record. Mid-game one board's connection is cut without a goodbye (the other
+board's table is paused until it is back) and the other board's link restarts with nothing and
+resynchronises from the authority.
 """
 
 from __future__ import annotations
 
 import random
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -90,12 +93,28 @@ def test_two_stations_play_a_whole_manami_game(broker: Broker,  # noqa: F811
         table.station.opponent.remote = RemoteSeat(links[board])
     rng = random.Random(4)
     wrong: list[str] = []
+    faults: list[str] = []
     try:
         wait_for(lambda: authority.missing == (), 10, "both boards online")
         while not game.is_over(authority.state):
             _settle(boards, links, authority, wrong)
             if game.is_over(authority.state):
                 break
+            if len(authority.record) >= 10 and not faults:  # beta's link drops, no goodbye
+                faults.append("cut")
+                sock = links["beta"].client.socket()
+                assert isinstance(sock, socket.socket)
+                sock.shutdown(socket.SHUT_RDWR)
+                wait_for(lambda: links["alpha"].table.paused == ("beta",), 10, "alpha paused")
+                wait_for(lambda: links["alpha"].table.paused == (), 15, "resumed")
+            if len(authority.record) >= 20 and len(faults) == 1:  # alpha's link restarts empty
+                faults.append("restart")
+                links["alpha"].stop()
+                links["alpha"] = TableLink(Table(authority.game, "alpha"),
+                                           broker.options("alpha"), EVENT, tick=0.2).start()
+                boards["alpha"].station.opponent.remote = RemoteSeat(links["alpha"])
+                wait_for(lambda: len(links["alpha"].table.record) == len(authority.record), 10,
+                         "alpha resynchronised")
             seat = game.to_move(authority.state)
             here = boards["alpha" if seat == 0 else "beta"]
             moves = game.legal_moves(here.state)
@@ -106,6 +125,7 @@ def test_two_stations_play_a_whole_manami_game(broker: Broker,  # noqa: F811
             link.stop()
         auth_link.stop()
     assert wrong, "no wrong execution was tried"
+    assert faults == ["cut", "restart"]
     assert len(authority.record) > 20
     record = [text for text, _by in authority.record]
     for table in boards.values():
