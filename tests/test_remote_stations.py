@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from net_fixtures import EVENT, REFEREE, Broker, broker  # noqa: F401 (a fixture)
+from test_game_change_and_names import shows
 from test_station_bot import Table as StationTable
 
 from pi_app.net.remote import Authority, Table
@@ -106,6 +107,10 @@ def test_two_stations_play_a_whole_manami_game(broker: Broker,  # noqa: F811
                 assert isinstance(sock, socket.socket)
                 sock.shutdown(socket.SHUT_RDWR)
                 wait_for(lambda: links["alpha"].table.paused == ("beta",), 10, "alpha paused")
+                alpha = boards["alpha"]
+                alpha.wait_until(alpha.now + 0.1)
+                assert alpha.station.scene(alpha.now).message == "paused: beta away"
+                assert shows(alpha.station.last_screen, "paused: beta away")
                 wait_for(lambda: links["alpha"].table.paused == (), 15, "resumed")
             if len(authority.record) >= 20 and len(faults) == 1:  # alpha's link restarts empty
                 faults.append("restart")

@@ -29,6 +29,10 @@ class RemoteSeat:
             return None
         return record[ply][0]
 
+    def away(self) -> tuple[str, ...]:
+        """The boards the authority cannot reach (its last ``paused``)."""
+        return self.link.table.paused
+
     def made(self, ply: int, text: str) -> None:
         """Send the local player's move at ``ply`` unless the table has it already (confirmed,
         or proposed and waiting): a restart replays what it stored, and must not propose it

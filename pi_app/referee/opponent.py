@@ -81,6 +81,10 @@ class RemoteMoves(Protocol):
         """The move at ``ply`` (from 0) of the game's record as the authority confirmed it,
         if it has arrived; None while it has not (the station waits, showing nothing)."""
 
+    def away(self) -> tuple[str, ...]:
+        """The boards of the game the authority cannot reach: while any is, the game is
+        paused on both boards (a move made meanwhile is sent once it is back)."""
+
     def made(self, ply: int, text: str) -> None:
         """The local player's move at ``ply``, stored by the station: send it to the other
         board. Called once per move stored (a restart calls it again: the table sends a move
