@@ -47,7 +47,7 @@ def with_check(body: str) -> str:
 def normalise(text: str) -> str:
     """What was typed, as the code's own characters (Crockford's decoding rules)."""
     out = text.strip().upper().replace("-", "").replace(" ", "")
-    return out.translate(str.maketrans({"I": "1", "L": "1", "O": "0"}))
+    return out.translate(str.maketrans("ILO", "110"))
 
 
 @dataclass(frozen=True)
