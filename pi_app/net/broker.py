@@ -39,6 +39,13 @@ The ACL file as written for event ``open25``::
     pattern write tiki/open25/board/%u/game
     pattern write tiki/open25/board/%u/events
     pattern read tiki/open25/locks
+    pattern read tiki/open25/pairing/%u
+    pattern write tiki/open25/remote/%u/up
+    pattern read tiki/open25/remote/%u/down
+
+(the referee also writes ``tiki/open25/pairing/+`` and ``tiki/open25/remote/+/down``: the
+pairings and the authority's answers of remote play, docs/remote-play.md; a station retains at
+most one more message, at its ``remote/BOARD/up``.)
 
 A station that publishes as another board gets its PUBLISH dropped by the broker (MQTT 5 says so
 in the PUBACK: reason 135, not authorised; the publisher reports it and keeps the event).
@@ -159,7 +166,8 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = (),
             f"user {referee_user}\n"
             f"topic read {ROOT}/{event}/#\n"
             f"topic write {topics.locks_topic(event)}\n"
-            f"topic write {ROOT}/{event}/pairing/+\n\n")
+            f"topic write {ROOT}/{event}/pairing/+\n"
+            f"topic write {ROOT}/{event}/remote/+/down\n\n")
     for reader in readers:
         text += f"user {check_name(reader, 'reader')}\ntopic read {ROOT}/{event}/#\n\n"
     for user, venue_boards in (bridges or {}).items():
@@ -179,7 +187,10 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = (),
                    "# id) and reads only the referee's locks and its own pairing.\n"
                    f"{leaves}"
                    f"pattern read {topics.locks_topic(event)}\n"
-                   f"pattern read {ROOT}/{event}/pairing/%u\n")
+                   f"pattern read {ROOT}/{event}/pairing/%u\n"
+                   "# Remote play (docs/remote-play.md): its proposals up, its answers down.\n"
+                   f"pattern write {ROOT}/{event}/remote/%u/up\n"
+                   f"pattern read {ROOT}/{event}/remote/%u/down\n")
 
 
 def conf_text(files: BrokerFiles, *, persistence: bool = True, log: Path | None = None,

@@ -31,6 +31,14 @@ board read it (``pattern read tiki/EVENT/pairing/%u``); an empty retained messag
 (the board serves no table). It lives outside ``board/BOARD/`` on purpose: a station
 writes every leaf there, and must never write its own pairing.
 
+Remote play (issue 36, docs/remote-play.md) has one pair of topics per board, outside
+``board/BOARD/`` so neither the dashboard's ``board/+/+`` nor the publisher's leaves change:
+``tiki/EVENT/remote/BOARD/up`` (not retained, QoS 1), the station's proposals and hellos to the
+game's authority (``pattern write`` for that board only), and ``tiki/EVENT/remote/BOARD/down``
+(not retained, QoS 1), the authority's confirmations, refusals, syncs and pauses for that board
+only (``pattern read``; only the referee writes it). A message's sender is its topic's board,
+never a field it wrote itself.
+
 ``seq`` increases by one per event across a station's games (SQLite AUTOINCREMENT in one file):
 the dashboard keeps the highest ``seq`` per board, drops anything at or below it as a duplicate
 (QoS 1 delivers at least once) and reports a jump as a gap.
@@ -74,6 +82,25 @@ def locks_topic(event: str) -> str:
 def pairing_topic(event: str, board: str) -> str:
     """The pairing the referee sends ``board`` (the one topic only that board reads)."""
     return f"{ROOT}/{check_name(event, 'event')}/pairing/{check_name(board, 'board')}"
+
+
+def remote_up_topic(event: str, board: str) -> str:
+    """What ``board`` sends the authority of its remote game."""
+    return f"{ROOT}/{check_name(event, 'event')}/remote/{check_name(board, 'board')}/up"
+
+
+def remote_down_topic(event: str, board: str) -> str:
+    """What the authority of a remote game sends ``board`` (only that board reads it)."""
+    return f"{ROOT}/{check_name(event, 'event')}/remote/{check_name(board, 'board')}/down"
+
+
+def remote_board(event: str, name: str, leaf: str) -> str | None:
+    """The board of ``tiki/EVENT/remote/BOARD/LEAF``; None for any other topic."""
+    parts = name.split("/")
+    if (len(parts) != 5 or parts[0] != ROOT or parts[1] != event or parts[2] != "remote"
+            or parts[4] != leaf or not ID_PATTERN.fullmatch(parts[3])):
+        return None
+    return parts[3]
 
 
 def event_filter(event: str) -> str:

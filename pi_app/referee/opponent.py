@@ -29,7 +29,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pi_app.bots import ALL_LEVELS
 from pi_app.bots.base import Budget
@@ -37,7 +37,7 @@ from pi_app.bots.hints import HINT_LEVEL, hint_budget, hint_rng
 from pi_app.bots.levels import make_bot
 from pi_app.bots.play import decide
 from pi_app.bots.views import seat_view
-from pi_app.games.base import Card, Game
+from pi_app.games.base import Card, Game, GameError
 
 #: What a station's move (and a hint) may spend: the playouts the bench measured the search's
 #: strength at, capped at a second so a slow Pi never keeps the person waiting longer. TacTiki
@@ -64,6 +64,31 @@ class Shown:
     text: str
     lift: tuple[str, ...]
     put: tuple[str, ...]
+
+
+#: The level of a seat played at another board (issue 36, docs/remote-play.md).
+REMOTE = "remote"
+
+
+class RemoteMoves(Protocol):
+    """The other board of a remote game, as the station needs it (the network's side,
+    ``pi_app.net.remote_station``, implements it: the referee never imports the network).
+
+    The station treats a remote seat as its own bot's: its moves are *shown* (LEDs, screen)
+    for the local player to carry out, and anything else is a wrong execution, guided back."""
+
+    def move_at(self, ply: int) -> str | None:
+        """The move at ``ply`` (from 0) of the game's record as the authority confirmed it,
+        if it has arrived; None while it has not (the station waits, showing nothing)."""
+
+    def away(self) -> tuple[str, ...]:
+        """The boards of the game the authority cannot reach: while any is, the game is
+        paused on both boards (a move made meanwhile is sent once it is back)."""
+
+    def made(self, ply: int, text: str) -> None:
+        """The local player's move at ``ply``, stored by the station: send it to the other
+        board. Called once per move stored (a restart calls it again: the table sends a move
+        at most once per position)."""
 
 
 def parse_bots(raw: Mapping[Any, Any], players: int | None = None) -> dict[int, str]:
@@ -129,6 +154,8 @@ class Opponent:
         #: None: each game's own (:data:`BUDGETS`, else :data:`BUDGET`).
         self.budget = budget
         self.shown: Shown | None = None
+        #: The other board of a remote game (its seats have the level :data:`REMOTE`).
+        self.remote: RemoteMoves | None = None
         self._job: tuple[str, Any, Future[Shown]] | None = None
         self._pool: ThreadPoolExecutor | None = None
 
@@ -163,6 +190,8 @@ class Opponent:
         seat = game.to_move(state)
         if seat is None:
             return None
+        if kind == "station" and self.levels.get(seat) == REMOTE:
+            return self._remote_move(game, state, seat, ply)
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="tikiboard-bot")
         if kind == "station":
@@ -174,6 +203,27 @@ class Opponent:
         self._job = (kind, state, self._pool.submit(
             think, kind, game, state, seat, level, rng, budget))
         return None
+
+    def _remote_move(self, game: Game[Any, Any], state: Any, seat: int, ply: int) -> Shown | None:
+        """The remote seat's move at ``ply``, shown as the station's own would be, once the
+        authority confirmed it. A move that does not parse here is not shown (the boards
+        disagree on the position: the station keeps waiting and logs it)."""
+        if self.remote is None:
+            return None
+        text = self.remote.move_at(ply)
+        if text is None:
+            return None
+        try:
+            move = game.parse_move(state, text)
+        except GameError:
+            import logging
+
+            logging.getLogger(__name__).error("remote move %d %r does not fit here", ply, text)
+            return None
+        lift, put = move_cells(game, state, move)
+        self.shown = Shown("station", seat, state, move, followed_text(game, state, move),
+                           lift, put)
+        return self.shown
 
     def pending(self, kind: str, state: Any) -> bool:
         """True while a ``kind`` job for ``state`` waits to be collected by :meth:`want`."""

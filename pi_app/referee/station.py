@@ -51,7 +51,7 @@ from pi_app.referee import feedback as fb
 from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
 from pi_app.referee.feed import ActionError, FeedSnapshot, Phase, StationFeed, StationStatus
-from pi_app.referee.opponent import POLL_S, Opponent, Shown, parse_bots, think
+from pi_app.referee.opponent import POLL_S, REMOTE, Opponent, Shown, parse_bots, think
 from pi_app.referee.players import check_count, clean_names, default_names, names_or_numbers
 from pi_app.referee.postgame import PostGame
 from pi_app.referee.rule_options import (
@@ -401,6 +401,10 @@ class Station:
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
+        remote = self.opponent.remote
+        if remote is not None and (outcome.player is None
+                                   or self.opponent.levels.get(outcome.player) != REMOTE):
+            remote.made(len(self.session.history) - 1, outcome.text)
         self._after_move(now, outcome.how.board_decided)
         return True
 
@@ -759,7 +763,8 @@ class Station:
             fixes=() if guidance is None else tuple(
                 replace(f, piece=self._public(f.piece, piece=True)) for f in guidance.fixes),
             prompt=status.prompt, prompt_cells=prompt_cells, takeback=status.takeback,
-            message=status.message or self._shown_words(state) or status.notice,
+            message=status.message or self._remote_pause() or self._shown_words(state)
+            or status.notice,
             board=self.config.station.board, link_detail=status.link_detail,
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
@@ -938,6 +943,14 @@ class Station:
                 self._expecting = self.follower.position
         elif opp.pending("hint", state) and self.referee_lock is None:
             opp.want("hint", game, state, len(self.session.history))
+
+    def _remote_pause(self) -> str:
+        """The pause of a remote game, on the screen: which board is away (issue 36)."""
+        remote = self.opponent.remote
+        away = () if remote is None else remote.away()
+        if not away:
+            return ""
+        return Said.gettext("paused: {boards} away", boards=", ".join(away))
 
     def _station_moves(self, state: Any) -> bool:
         """Is it a station's seat's turn to have its move thought out and shown?"""
