@@ -616,9 +616,13 @@ def picture(station: Station) -> Image.Image:
 
 
 def _log_turn(station: Station, out: TextIO) -> None:
+    """A line per turn when the demo does not draw (output not a terminal): the move in the
+    record's notation and the station's phase, in the demo's language."""
     history = station.session.history
     if history:
-        out.write(f"{len(history):3d}. {history[-1][1]:<20} phase={station.status.phase}\n")
+        phase = station.status.phase
+        said = _words(station).gettext(PHASE_WORDS.get(phase, phase))
+        out.write(f"{len(history):3d}. {history[-1][1]:<20} {said}\n")
         out.flush()
 
 

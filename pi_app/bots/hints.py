@@ -19,6 +19,7 @@ from typing import Any
 from pi_app.bots.base import Budget
 from pi_app.bots.levels import NAMED, make_bot
 from pi_app.bots.views import seat_view
+from pi_app.errors import TikiError
 from pi_app.games.base import Game
 
 #: The level hints are given at: the club level, whose TacTiki budget a Pi 4 thinks through
@@ -26,8 +27,9 @@ from pi_app.games.base import Game
 HINT_LEVEL = "club"
 
 
-class NotYourTurn(ValueError):
-    """A hint asked for by a player who is not to move: a hint is for one's own turn only."""
+class NotYourTurn(TikiError, ValueError):
+    """A hint asked for by a player who is not to move: a hint is for one's own turn only (a
+    refusal meant for a person, so under the one root; still a ``ValueError`` for its callers)."""
 
 
 def hint_seed(game: Game[Any, Any], state: Any, level: str) -> int:
