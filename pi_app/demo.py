@@ -19,6 +19,7 @@ import socket
 import sqlite3
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -248,6 +249,7 @@ class DemoPlayers:
         pin.drive_high()
 
     async def wait_for(self, condition: Any, timeout: float) -> bool:
+        """Wait until ``condition()`` holds, at most ``timeout`` seconds; whether it holds."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
@@ -396,21 +398,39 @@ class DemoPlayers:
     async def restack(self, view: Any) -> None:
         """TacTiki: the stacks were laid out at once, so the station asks for the fields whose
         order it could not see; lift their pieces off and put them back one at a time, each
-        after the board has had a whole scan cycle to read the one before (on a TacTiki board
-        about a second: put back faster, two pieces are first seen in one scan again and the
-        station has to ask again)."""
-        for _ in range(3):  # the board is read reader by reader: more fields may follow
-            cycle = self.station.follower.tracker.scan_period
-            await asyncio.sleep(max(1.0, 1.5 * cycle))
+        once the board has read the one before (two pieces first seen in one scan have no
+        order, and the station has to ask again).
+
+        Every wait is on what the station has read, not on a clock (issue 31: at about a
+        second a scan, hands paced by the clock outran a busy machine's board, and the demo
+        never left its set-up): :data:`PATIENCE` is only reached when nothing moves."""
+        station = self.station
+
+        def read_or_asked() -> bool:
             prompt = self._prompt()
-            if prompt is None or prompt.kind != "order":
+            return station.status.reading is None or (prompt is not None
+                                                      and prompt.kind == "order")
+
+        def seen(stacks: dict[str, tuple[str, ...]]) -> Callable[[], bool]:
+            def check() -> bool:
+                pieces = station.follower.tracker.observation(station.clock()).pieces
+                return all(sorted(pieces.get(c, ())) == sorted(s) for c, s in stacks.items())
+            return check
+
+        for _ in range(6):  # the board is read reader by reader: more fields may follow
+            await self.wait_for(read_or_asked, PATIENCE)
+            prompt = self._prompt()
+            if station.status.reading is None or prompt is None or prompt.kind != "order":
                 return
             fields = prompt.options
-            await self.players.change({c: () for c in fields})
-            await asyncio.sleep(max(0.3, 1.5 * cycle))  # seen empty before the first goes back
+            empty: dict[str, tuple[str, ...]] = {c: () for c in fields}
+            await self.players.change(empty)
+            await self.wait_for(seen(empty), PATIENCE)  # seen empty before the first goes back
             for height in range(1, max(len(view[c]) for c in fields) + 1):
-                await self.players.change({c: tuple(view[c][:height]) for c in fields})
-                await asyncio.sleep(max(0.3, 1.5 * cycle))
+                stacks = {c: tuple(view[c][:height]) for c in fields}
+                await self.players.change(stacks)
+                await asyncio.sleep(0.3)  # a person's hands are not faster
+                await self.wait_for(seen(stacks), PATIENCE)
 
     async def tap_cards(self) -> None:
         """Each player draws a secret card (a Topple Secret Tiki card) from the whole deck and
@@ -435,7 +455,7 @@ class DemoPlayers:
         if station.status.reading is not None:
             await self.restack(view)
         await self.wait_for(lambda: station.status.phase == "play" and not station.blocked(),
-                            6.0)
+                            PATIENCE)
         for _ in range(max_turns):
             state = station.session.state
             if game.is_over(state):
@@ -463,6 +483,10 @@ class DemoPlayers:
 THINK = (1.0, 3.0)
 HANDS = (0.3, 0.75)
 FASTEST_HANDS = (0.1, 0.25)
+#: Seconds the demo's hands wait for the station to read what they did before they give up
+#: on it: waits end as soon as the station has read it, so this is reached only when the
+#: station is stuck, never because a busy machine reads slowly.
+PATIENCE = 60.0
 
 
 def paces(speed: float) -> tuple[tuple[float, float], tuple[float, float]]:
