@@ -270,7 +270,8 @@ class DemoPlayers:
             prompt = self._prompt()
             if prompt is None:
                 if not await self.wait_for(lambda: self._prompt() is not None or
-                                           self.station.session.state == intended, 3.0):
+                                           self.station.session.state == intended,
+                                           SLOW_READ):
                     return
                 continue
             if prompt.kind == "takeback":
@@ -283,7 +284,7 @@ class DemoPlayers:
                 await self.players.press("menu")
             await self.players.press("ok")
             self.players.stats.answers += 1
-            await self.wait_for(lambda: self._prompt() is None, 2.0)
+            await self.wait_for(lambda: self._prompt() is None, SLOW_READ)
 
     async def settle_board(self) -> None:
         """Fix the board as the station guides, until it matches the position."""
@@ -315,7 +316,7 @@ class DemoPlayers:
         else:
             await self.players.change(placement)
         await self.wait_for(lambda: station.session.state != state or
-                            self._prompt() is not None, 4.0)
+                            self._prompt() is not None, SLOW_READ)
         await self.answer(intended)
         final = game.expected_view(intended)
         if final != placement:
@@ -323,7 +324,7 @@ class DemoPlayers:
             await self.players.change(final)
         self.players.stats.moves += 1
         self.players.stats.made.append(text)
-        await self.wait_for(lambda: self._holds(intended, set_ups), 3.0)
+        await self.wait_for(lambda: self._holds(intended, set_ups), SLOW_READ)
         if self._holds(intended, set_ups):
             self.players.stats.followed += 1
         else:
@@ -338,8 +339,15 @@ class DemoPlayers:
             return move.move if move is not None and move.kind == "station" \
                 and move.state == state else None
 
-        await self.wait_for(lambda: shown() is not None, 10.0)
+        await self.wait_for(lambda: shown() is not None, PATIENCE)
         return shown() or self.station.session.game.random_move(state, self.rng)
+
+    def _set_up(self) -> bool:
+        """The set-up is done, or the station waits on the players' cards (Topple's Secret
+        Tiki cards, tapped in the play loop): what the hands wait for after laying out."""
+        status = self.station.status
+        return status.cards is not None or (status.phase == "play"
+                                            and not self.station.blocked())
 
     def _holds(self, intended: Any, set_ups: int) -> bool:
         """The station holds ``intended``, or a position it reached by itself from there: the
@@ -373,7 +381,7 @@ class DemoPlayers:
             return  # that happens to be legal: not an illegal move after all
         self.players.stats.illegal += 1
         await self.players.change({c: tuple(p) for c, p in view.items()})
-        await self.wait_for(lambda: self.station.status.guidance is not None, 4.0)
+        await self.wait_for(lambda: self.station.status.guidance is not None, SLOW_READ)
         await asyncio.sleep(0.3)
         await self.settle_board()
 
@@ -386,14 +394,14 @@ class DemoPlayers:
         self.players.stats.takebacks += 1
         if not station.follower.sees_put_back(earlier):
             await self.players.press("back")
-            await self.wait_for(lambda: station.session.state == earlier, 3.0)
+            await self.wait_for(lambda: station.session.state == earlier, PATIENCE)
             await self.players.change(view)
             return
         await self.players.change(view)
-        await self.wait_for(lambda: self._prompt() is not None, 3.0)
+        await self.wait_for(lambda: self._prompt() is not None, SLOW_READ)
         if self._prompt() is not None and self._prompt().kind == "takeback":  # type: ignore[union-attr]
             await self.players.press("ok")
-        await self.wait_for(lambda: station.session.state == earlier, 3.0)
+        await self.wait_for(lambda: station.session.state == earlier, SLOW_READ)
 
     async def restack(self, view: Any) -> None:
         """TacTiki: the stacks were laid out at once, so the station asks for the fields whose
@@ -454,8 +462,7 @@ class DemoPlayers:
         self.players.lay_out(view)
         if station.status.reading is not None:
             await self.restack(view)
-        await self.wait_for(lambda: station.status.phase == "play" and not station.blocked(),
-                            PATIENCE)
+        await self.wait_for(self._set_up, PATIENCE)
         for _ in range(max_turns):
             state = station.session.state
             if game.is_over(state):
@@ -464,11 +471,12 @@ class DemoPlayers:
                 await self.tap_cards()
                 continue
             if game.to_move(state) is None:  # a round is over: the station deals the next
-                await self.wait_for(lambda ended=state: station.session.state is not ended, 5.0)
+                await self.wait_for(lambda ended=state: station.session.state is not ended,
+                                    PATIENCE)
                 continue
             if station.status.phase == "setup":  # a new round: lay out the new line by hand
                 await self.settle_board()
-                await self.wait_for(lambda: station.status.phase == "play", 6.0)
+                await self.wait_for(self._set_up, PATIENCE)
                 continue
             if self.think[1] > 0:
                 await asyncio.sleep(self.rng.uniform(*self.think))
@@ -487,6 +495,10 @@ FASTEST_HANDS = (0.1, 0.25)
 #: on it: waits end as soon as the station has read it, so this is reached only when the
 #: station is stuck, never because a busy machine reads slowly.
 PATIENCE = 60.0
+#: Seconds to wait for the station to read a move the hands made, where a noisy demo's board
+#: may read something else (the hands then put the board right, as guided): five times what
+#: an idle machine needs, so a busy one still gets there first.
+SLOW_READ = 15.0
 
 
 def paces(speed: float) -> tuple[tuple[float, float], tuple[float, float]]:

@@ -115,6 +115,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
     return out
 
 
+@pytest.mark.realtime  # four demos on the simulated board
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("command", ["demo", "export", "replay", "examples"])
 def test_one_language_per_run(runs: dict[str, dict[str, str]], command: str,
@@ -124,6 +125,7 @@ def test_one_language_per_run(runs: dict[str, dict[str, str]], command: str,
     assert english_left(english, other, lang) == []
 
 
+@pytest.mark.realtime
 def test_the_runs_say_what_is_checked(runs: dict[str, dict[str, str]]) -> None:
     """The English runs really say what the check is for: the engines' reasons, people
     counted from 1, the demo's closing lines (so a run that printed nothing cannot pass)."""
