@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pi_app import __version__
 from pi_app.games import GAME_NAMES, GameError, get_game
-from pi_app.i18n import LANGUAGES
+from pi_app.i18n import LANGUAGES, N_, game_title, in_language, translator
 from pi_app.records import Replay, check_record, load_record, load_records, parse_record, replay
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -30,17 +30,23 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
+#: Where a record stops, as people count (a record counts rounds and moves from 0, people
+#: from 1: "round 1, move 3").
+WHERE_WORDS = {"round": N_("round {number}"), "move": N_("move {number}")}
+
+
 def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -> None:
     """The replay for a person: players by name (a station's record has them) or "Player 1",
     "Player 2"... (records count from 0, people from 1), in ``lang`` (``--lang``), the
-    engine's description of the position too (issue 31: one language per run). An illegal
-    move's reason stays English: the engines give it as an error message."""
-    from pi_app.i18n import translator
-
+    engine's description of the position too (issue 31: one language per run), an illegal
+    move's reason as well (the engines give it a translatable form, :func:`pi_app.i18n.said_of`)."""
     _ = translator(lang).gettext
     game, state = result.game, result.state
     scores = game.scores(state)
+    # A station without names stores "Player 1"... in English: said here in ``lang``.
     given = [str(n) for n in names[:len(scores)]]
+    if given == [f"Player {i + 1}" for i in range(len(given))]:
+        given = []
     people = given + [_("Player {number}").format(number=i + 1)
                       for i in range(len(given), len(scores))]
     print(game.describe(state, _))
@@ -61,9 +67,11 @@ def _print_replay(result: Replay, names: Sequence[str] = (), lang: str = "en") -
     elif not result.finished:
         print(_("the game goes on"))
     if result.error is not None:
-        where = ", ".join(f"{k} {v}" for k, v in result.error.where.items())
+        where = ", ".join(_(WHERE_WORDS[k]).format(number=v + 1) if k in WHERE_WORDS
+                          else f"{k} {v}" for k, v in result.error.where.items())
         print(_("illegal move at {where}: {move}: {reason}").format(
-            where=where, move=repr(result.error.text), reason=result.error.reason))
+            where=where, move=repr(result.error.text),
+            reason=in_language(result.error.reason, lang)))
 
 
 def _replay_one(record: object, where: str) -> Replay | str:
@@ -106,7 +114,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             status = EXIT_ILLEGAL
         outputs.append(result.to_json())
         if not args.json:
-            print(f"== {index + 1}/{len(loaded)}: {result.game.title} ==")
+            title = game_title(result.game.title, translator(args.lang).gettext)
+            print(f"== {index + 1}/{len(loaded)}: {title} ==")
             _print_replay(result, _names(record), args.lang)
             print()
     if args.json:
@@ -207,8 +216,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_examples(args: argparse.Namespace) -> int:
     """Replay the bundled example game of each engine, to show what the station computes."""
-    from pi_app.i18n import translator
-
     status = EXIT_OK
     for name in args.game or GAME_NAMES:
         try:
@@ -319,9 +326,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     text = json.dumps(records[0] if args.game is not None else records, indent=1)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {len(records)} record(s) to {args.out}"
-              + ("" if args.game is not None else
-                 " as a list (tikiboard replay reads it; --game ID writes one record)"))
+        words = translator(args.lang)
+        print(words.ngettext("wrote {count} record to {path}", "wrote {count} records to {path}",
+                             len(records)).format(count=len(records), path=args.out)
+              + ("" if args.game is not None else " " + words.gettext(
+                  "as a list (tikiboard replay reads it; --game ID writes one record)")))
     else:
         print(text)
     return status
@@ -391,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a NAME.tiki.json record")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="the replay's language (an illegal move's reason stays English)")
+                   help="the replay's language")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("review", help="review a finished game and draw it as SVG charts")
@@ -434,6 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", required=True, help="the station database (DATA_DIR/tikiboard.db)")
     p.add_argument("--game", type=int, help="one game by its id (default: all, as a list)")
     p.add_argument("--out", help="write to this file instead of printing")
+    p.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="the language of what it says (the records are data)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("sim", help="run a sensor trace through the pipeline, or make one")

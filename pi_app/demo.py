@@ -19,6 +19,7 @@ import socket
 import sqlite3
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -248,6 +249,7 @@ class DemoPlayers:
         pin.drive_high()
 
     async def wait_for(self, condition: Any, timeout: float) -> bool:
+        """Wait until ``condition()`` holds, at most ``timeout`` seconds; whether it holds."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
@@ -268,7 +270,8 @@ class DemoPlayers:
             prompt = self._prompt()
             if prompt is None:
                 if not await self.wait_for(lambda: self._prompt() is not None or
-                                           self.station.session.state == intended, 3.0):
+                                           self.station.session.state == intended,
+                                           SLOW_READ):
                     return
                 continue
             if prompt.kind == "takeback":
@@ -281,7 +284,7 @@ class DemoPlayers:
                 await self.players.press("menu")
             await self.players.press("ok")
             self.players.stats.answers += 1
-            await self.wait_for(lambda: self._prompt() is None, 2.0)
+            await self.wait_for(lambda: self._prompt() is None, SLOW_READ)
 
     async def settle_board(self) -> None:
         """Fix the board as the station guides, until it matches the position."""
@@ -313,7 +316,7 @@ class DemoPlayers:
         else:
             await self.players.change(placement)
         await self.wait_for(lambda: station.session.state != state or
-                            self._prompt() is not None, 4.0)
+                            self._prompt() is not None, SLOW_READ)
         await self.answer(intended)
         final = game.expected_view(intended)
         if final != placement:
@@ -321,7 +324,7 @@ class DemoPlayers:
             await self.players.change(final)
         self.players.stats.moves += 1
         self.players.stats.made.append(text)
-        await self.wait_for(lambda: self._holds(intended, set_ups), 3.0)
+        await self.wait_for(lambda: self._holds(intended, set_ups), SLOW_READ)
         if self._holds(intended, set_ups):
             self.players.stats.followed += 1
         else:
@@ -336,8 +339,15 @@ class DemoPlayers:
             return move.move if move is not None and move.kind == "station" \
                 and move.state == state else None
 
-        await self.wait_for(lambda: shown() is not None, 10.0)
+        await self.wait_for(lambda: shown() is not None, PATIENCE)
         return shown() or self.station.session.game.random_move(state, self.rng)
+
+    def _set_up(self) -> bool:
+        """The set-up is done, or the station waits on the players' cards (Topple's Secret
+        Tiki cards, tapped in the play loop): what the hands wait for after laying out."""
+        status = self.station.status
+        return status.cards is not None or (status.phase == "play"
+                                            and not self.station.blocked())
 
     def _holds(self, intended: Any, set_ups: int) -> bool:
         """The station holds ``intended``, or a position it reached by itself from there: the
@@ -371,7 +381,7 @@ class DemoPlayers:
             return  # that happens to be legal: not an illegal move after all
         self.players.stats.illegal += 1
         await self.players.change({c: tuple(p) for c, p in view.items()})
-        await self.wait_for(lambda: self.station.status.guidance is not None, 4.0)
+        await self.wait_for(lambda: self.station.status.guidance is not None, SLOW_READ)
         await asyncio.sleep(0.3)
         await self.settle_board()
 
@@ -384,33 +394,51 @@ class DemoPlayers:
         self.players.stats.takebacks += 1
         if not station.follower.sees_put_back(earlier):
             await self.players.press("back")
-            await self.wait_for(lambda: station.session.state == earlier, 3.0)
+            await self.wait_for(lambda: station.session.state == earlier, PATIENCE)
             await self.players.change(view)
             return
         await self.players.change(view)
-        await self.wait_for(lambda: self._prompt() is not None, 3.0)
+        await self.wait_for(lambda: self._prompt() is not None, SLOW_READ)
         if self._prompt() is not None and self._prompt().kind == "takeback":  # type: ignore[union-attr]
             await self.players.press("ok")
-        await self.wait_for(lambda: station.session.state == earlier, 3.0)
+        await self.wait_for(lambda: station.session.state == earlier, SLOW_READ)
 
     async def restack(self, view: Any) -> None:
         """TacTiki: the stacks were laid out at once, so the station asks for the fields whose
         order it could not see; lift their pieces off and put them back one at a time, each
-        after the board has had a whole scan cycle to read the one before (on a TacTiki board
-        about a second: put back faster, two pieces are first seen in one scan again and the
-        station has to ask again)."""
-        for _ in range(3):  # the board is read reader by reader: more fields may follow
-            cycle = self.station.follower.tracker.scan_period
-            await asyncio.sleep(max(1.0, 1.5 * cycle))
+        once the board has read the one before (two pieces first seen in one scan have no
+        order, and the station has to ask again).
+
+        Every wait is on what the station has read, not on a clock (issue 31: at about a
+        second a scan, hands paced by the clock outran a busy machine's board, and the demo
+        never left its set-up): :data:`PATIENCE` is only reached when nothing moves."""
+        station = self.station
+
+        def read_or_asked() -> bool:
             prompt = self._prompt()
-            if prompt is None or prompt.kind != "order":
+            return station.status.reading is None or (prompt is not None
+                                                      and prompt.kind == "order")
+
+        def seen(stacks: dict[str, tuple[str, ...]]) -> Callable[[], bool]:
+            def check() -> bool:
+                pieces = station.follower.tracker.observation(station.clock()).pieces
+                return all(sorted(pieces.get(c, ())) == sorted(s) for c, s in stacks.items())
+            return check
+
+        for _ in range(6):  # the board is read reader by reader: more fields may follow
+            await self.wait_for(read_or_asked, PATIENCE)
+            prompt = self._prompt()
+            if station.status.reading is None or prompt is None or prompt.kind != "order":
                 return
             fields = prompt.options
-            await self.players.change({c: () for c in fields})
-            await asyncio.sleep(max(0.3, 1.5 * cycle))  # seen empty before the first goes back
+            empty: dict[str, tuple[str, ...]] = {c: () for c in fields}
+            await self.players.change(empty)
+            await self.wait_for(seen(empty), PATIENCE)  # seen empty before the first goes back
             for height in range(1, max(len(view[c]) for c in fields) + 1):
-                await self.players.change({c: tuple(view[c][:height]) for c in fields})
-                await asyncio.sleep(max(0.3, 1.5 * cycle))
+                stacks = {c: tuple(view[c][:height]) for c in fields}
+                await self.players.change(stacks)
+                await asyncio.sleep(0.3)  # a person's hands are not faster
+                await self.wait_for(seen(stacks), PATIENCE)
 
     async def tap_cards(self) -> None:
         """Each player draws a secret card (a Topple Secret Tiki card) from the whole deck and
@@ -434,8 +462,7 @@ class DemoPlayers:
         self.players.lay_out(view)
         if station.status.reading is not None:
             await self.restack(view)
-        await self.wait_for(lambda: station.status.phase == "play" and not station.blocked(),
-                            6.0)
+        await self.wait_for(self._set_up, PATIENCE)
         for _ in range(max_turns):
             state = station.session.state
             if game.is_over(state):
@@ -444,11 +471,12 @@ class DemoPlayers:
                 await self.tap_cards()
                 continue
             if game.to_move(state) is None:  # a round is over: the station deals the next
-                await self.wait_for(lambda ended=state: station.session.state is not ended, 5.0)
+                await self.wait_for(lambda ended=state: station.session.state is not ended,
+                                    PATIENCE)
                 continue
             if station.status.phase == "setup":  # a new round: lay out the new line by hand
                 await self.settle_board()
-                await self.wait_for(lambda: station.status.phase == "play", 6.0)
+                await self.wait_for(self._set_up, PATIENCE)
                 continue
             if self.think[1] > 0:
                 await asyncio.sleep(self.rng.uniform(*self.think))
@@ -463,6 +491,14 @@ class DemoPlayers:
 THINK = (1.0, 3.0)
 HANDS = (0.3, 0.75)
 FASTEST_HANDS = (0.1, 0.25)
+#: Seconds the demo's hands wait for the station to read what they did before they give up
+#: on it: waits end as soon as the station has read it, so this is reached only when the
+#: station is stuck, never because a busy machine reads slowly.
+PATIENCE = 60.0
+#: Seconds to wait for the station to read a move the hands made, where a noisy demo's board
+#: may read something else (the hands then put the board right, as guided): five times what
+#: an idle machine needs, so a busy one still gets there first.
+SLOW_READ = 15.0
 
 
 def paces(speed: float) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -616,9 +652,13 @@ def picture(station: Station) -> Image.Image:
 
 
 def _log_turn(station: Station, out: TextIO) -> None:
+    """A line per turn when the demo does not draw (output not a terminal): the move in the
+    record's notation and the station's phase, in the demo's language."""
     history = station.session.history
     if history:
-        out.write(f"{len(history):3d}. {history[-1][1]:<20} phase={station.status.phase}\n")
+        phase = station.status.phase
+        said = _words(station).gettext(PHASE_WORDS.get(phase, phase))
+        out.write(f"{len(history):3d}. {history[-1][1]:<20} {said}\n")
         out.flush()
 
 

@@ -126,3 +126,17 @@ def choose(accept_language: str | None, asked: str | None = None,
         if q > 0 and lang in LANGUAGES:
             ranked.append((-q, order, lang))
     return min(ranked)[2] if ranked else (default if default in LANGUAGES else SOURCE)
+
+
+def said_of(exc: BaseException) -> str:
+    """An error's message as it was made: the :class:`Said` when the code gave it one (the
+    rules engines' reasons, the station's refusals), so it can still be said in the reader's
+    language; else the error's text as it is."""
+    said = exc.args[0] if len(exc.args) == 1 else None
+    return said if isinstance(said, Said) else str(exc)
+
+
+def in_language(text: str, lang: str) -> str:
+    """``text`` in ``lang`` when it is a :class:`Said`; any other text (a file name, a reason
+    no catalog has) as it is."""
+    return text.in_language(lang) if isinstance(text, Said) else text

@@ -15,6 +15,7 @@ from typing import Any
 
 from pi_app.games import Game, IllegalMove, RecordError, get_game
 from pi_app.games.base import JSON, FinalResult
+from pi_app.i18n import said_of
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,8 @@ def replay(record: JSON) -> Replay:
         except IllegalMove as exc:
             if state is None:  # nothing legal yet: the set-up itself is unusable
                 raise RecordError(str(exc)) from exc
-            return Replay(game, state, ReplayError({**where, "move": 0}, "", str(exc)), applied)
+            return Replay(game, state, ReplayError({**where, "move": 0}, "", said_of(exc)),
+                          applied)
         state = started
         for index, text in enumerate(segment.moves):
             if not isinstance(text, str):
@@ -161,7 +163,7 @@ def replay(record: JSON) -> Replay:
             try:
                 state = game.apply_text(state, text)
             except IllegalMove as exc:
-                error = ReplayError({**where, "move": index}, text, str(exc))
+                error = ReplayError({**where, "move": index}, text, said_of(exc))
                 return Replay(game, state, error, applied)
             applied += 1
     if state is None:

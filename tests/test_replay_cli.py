@@ -75,8 +75,8 @@ def test_illegal_move_exits_1_and_locates_it(tmp_path: Path) -> None:
 def test_illegal_move_human_output(tmp_path: Path) -> None:
     run = tikiboard("replay", write(tmp_path, topple(["up3 Kapu"])))
     assert run.returncode == 1
-    assert "illegal move at round 0, move 0: 'up3 Kapu'" in run.stdout
-    assert "Kapu is 2nd in line" in run.stdout
+    assert "illegal move at round 1, move 1: 'up3 Kapu'" in run.stdout
+    assert "Kapu is number 2 in line" in run.stdout
 
 
 @pytest.mark.parametrize("content", [

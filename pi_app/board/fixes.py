@@ -11,6 +11,7 @@ wording, is written once and said alike everywhere.
 from __future__ import annotations
 
 import gettext
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -71,21 +72,41 @@ class FixWords:
     place: str
 
 
+#: A player's token as the engines name it in a view (``p0`` is a token of player 0:
+#: :mod:`pi_app.games.base`): a record's id, which people never say.
+_TOKEN = re.compile(r"p(\d)")
+
+
+def piece_words(piece: str, words: gettext.NullTranslations | None = None,
+                short: bool = False) -> str:
+    """A piece as people name it: a player's token as "Player 1's token" (players counted
+    from 1, as everywhere people read; ``short``: "P1's token", for the small screen), any
+    other piece by its own name (a tiki's name, a TacTiki piece's public word)."""
+    token = _TOKEN.fullmatch(piece)
+    if token is None:
+        return piece
+    _ = (words or _ENGLISH).gettext
+    said = _("P{number}'s token") if short else _("Player {number}'s token")
+    return said.format(number=int(token[1]) + 1)
+
+
 def fix_words(fix: Fix, words: gettext.NullTranslations | None = None) -> FixWords:
     """``fix`` in ``words``' language (a :func:`pi_app.i18n.translator`; default English)."""
     _ = (words or _ENGLISH).gettext
-    piece, cell, to = fix.piece, fix.cell, fix.to
+    cell, to = fix.cell, fix.to
+    piece = fix.piece if fix.kind == "unknown" else piece_words(fix.piece, words)
+    short = fix.piece if fix.kind == "unknown" else piece_words(fix.piece, words, short=True)
     if fix.kind == "move":
         return FixWords(
             _("move {piece} from {cell} to {to}").format(piece=piece, cell=cell, to=to),
-            _("Move {piece}").format(piece=piece), f"{cell} -> {to}")
+            _("Move {piece}").format(piece=short), f"{cell} -> {to}")
     if fix.kind == "remove":
         return FixWords(_("remove {piece} from {cell}").format(piece=piece, cell=cell),
-                        _("Remove {piece}").format(piece=piece),
+                        _("Remove {piece}").format(piece=short),
                         _("from {cell}").format(cell=cell))
     if fix.kind == "place":
         return FixWords(_("put {piece} on {cell}").format(piece=piece, cell=cell),
-                        _("Put {piece}").format(piece=piece), _("on {cell}").format(cell=cell))
+                        _("Put {piece}").format(piece=short), _("on {cell}").format(cell=cell))
     return FixWords(
         _("remove the unknown tag {piece} from {cell}").format(piece=piece, cell=cell),
         _("Remove unknown tag"), _("from {cell}").format(cell=cell))

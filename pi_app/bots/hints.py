@@ -28,7 +28,8 @@ HINT_LEVEL = "club"
 
 
 class NotYourTurn(TikiError, ValueError):
-    """A hint asked for by a player who is not to move: a hint is for one's own turn only."""
+    """A hint asked for by a player who is not to move: a hint is for one's own turn only (a
+    refusal meant for a person, so under the one root; still a ``ValueError`` for its callers)."""
 
 
 def hint_seed(game: Game[Any, Any], state: Any, level: str) -> int:

@@ -58,6 +58,7 @@ from pi_app.games.base import (
     as_written,
     options_of,
 )
+from pi_app.i18n import Said
 
 # -- geometry ------------------------------------------------------------------------------------
 
@@ -197,10 +198,6 @@ class ManamiState(NamedTuple):
 
 def _both(a: list[int]) -> tuple[int, int]:
     return (a[0], a[1])
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _sown(stacks: tuple[tuple[int, ...], ...], path: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -399,22 +396,23 @@ class ManamiGame(Game[ManamiState, Move]):
     def apply(self, state: ManamiState, move: Move) -> ManamiState:
         kind, cells = move
         if state.over:
-            raise IllegalMove("The game is over: no more moves")
+            raise IllegalMove(Said.gettext("The game is over: no more moves"))
         if not VILLAGE_SET.issuperset(cells):
-            raise IllegalMove("Villages are a1 to c3")
+            raise IllegalMove(Said.gettext("Villages are a1 to c3"))
         if state.pending:
             if kind != RESOLVE:
                 a, b = (NAMES[v] for v in state.pending)
-                raise IllegalMove(f"First choose the order in which {a} and {b} are influenced: "
-                                  f"resolve {a} {b} or resolve {b} {a}")
+                raise IllegalMove(Said.gettext(
+                    "First choose the order in which {a} and {b} are influenced: "
+                    "resolve {a} {b} or resolve {b} {a}", a=a, b=b))
             return self._resolve(state, cells)
         if state.deciders:
             if kind != SHAMAN:
                 if state.shaman < 0 and not state.options.shaman_off_board:
-                    raise IllegalMove("First place the shaman between two neighbouring "
-                                      "villages: shaman X/Y")
-                raise IllegalMove("First decide about the shaman (a 0-village was influenced): "
-                                  "shaman X/Y or shaman stay")
+                    raise IllegalMove(Said.gettext("First place the shaman between two "
+                                                   "neighbouring villages: shaman X/Y"))
+                raise IllegalMove(Said.gettext("First decide about the shaman (a 0-village was "
+                                               "influenced): shaman X/Y or shaman stay"))
             return self._move_shaman(state, cells)
         if kind == PLACE:
             return self._place(state, cells)
@@ -422,27 +420,30 @@ class ManamiGame(Game[ManamiState, Move]):
             return self._step(state, cells)
         if kind == PASS:
             if self.legal_moves(state) != [PASS_MOVE]:
-                raise IllegalMove("You can still place or move a totem, so you may not pass")
+                raise IllegalMove(Said.gettext(
+                    "You can still place or move a totem, so you may not pass"))
             return self._end_turn(state, list(state.stacks), list(state.reserve), ())
         if kind == RESOLVE:
-            raise IllegalMove("There is nothing to resolve: resolve only follows a move that "
-                              "brings two villages to three tokens")
+            raise IllegalMove(Said.gettext("There is nothing to resolve: resolve only follows a "
+                                           "move that brings two villages to three tokens"))
         if kind == SHAMAN:
             if not state.options.shaman:
-                raise IllegalMove("The shaman is not in play in this game")
-            raise IllegalMove("The shaman may be moved only right after a 0-village is "
-                              "influenced")
-        raise IllegalMove(f"{kind!r} is not a Tiki move")
+                raise IllegalMove(Said.gettext("The shaman is not in play in this game"))
+            raise IllegalMove(Said.gettext("The shaman may be moved only right after a 0-village "
+                                           "is influenced"))
+        raise IllegalMove(Said.gettext("{kind} is not a Tiki move", kind=repr(kind)))
 
     def _place(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
         if len(cells) != 1:
-            raise IllegalMove("place names one village: place b2")
+            raise IllegalMove(Said.gettext("place names one village: place b2"))
         v = cells[0]
         me = state.turn
         if state.stacks[v]:
-            raise IllegalMove(f"{NAMES[v]} is not empty: a new totem goes on an empty village")
+            raise IllegalMove(Said.gettext("{village} is not empty: a new totem goes on an empty "
+                                           "village", village=NAMES[v]))
         if not state.reserve[me]:
-            raise IllegalMove("You have no token left in your reserve: move a totem instead")
+            raise IllegalMove(Said.gettext("You have no token left in your reserve: move a totem "
+                                           "instead"))
         stacks = list(state.stacks)
         stacks[v] = (me,)
         reserve = list(state.reserve)
@@ -451,24 +452,29 @@ class ManamiGame(Game[ManamiState, Move]):
 
     def _step(self, state: ManamiState, path: tuple[int, ...]) -> ManamiState:
         if len(path) < 2:
-            raise IllegalMove("A move names the whole path, such as b2-c2 or a1-b1-b2")
+            raise IllegalMove(Said.gettext("A move names the whole path, such as b2-c2 or "
+                                           "a1-b1-b2"))
         origin = path[0]
         stack = state.stacks[origin]
         name = NAMES[origin]
         if not stack:
-            raise IllegalMove(f"There is no totem on {name}")
+            raise IllegalMove(Said.gettext("There is no totem on {name}", name=name))
         if stack[-1] != state.turn:
-            raise IllegalMove(f"The top token of the totem on {name} is your opponent's")
+            raise IllegalMove(Said.gettext("The top token of the totem on {name} is your "
+                                           "opponent's", name=name))
         height = len(stack)
         if len(path) - 1 != height:
-            raise IllegalMove(f"The totem on {name} has {_plural(height, 'token')}, so it must "
-                              f"move exactly {_plural(height, 'village')}")
+            raise IllegalMove(Said.ngettext(
+                "The totem on {name} has {count} token, so it must move exactly {count} village",
+                "The totem on {name} has {count} tokens, so it must move exactly {count} villages",
+                height, name=name))
         edges = PATH_EDGES.get(path)
         if edges is None:
             raise IllegalMove(self._path_fault(path))
         if state.shaman in edges:
-            raise IllegalMove(f"The shaman stands between {_edge_text(state.shaman, ' and ')}: "
-                              f"no totem may cross there")
+            a, b = (NAMES[v] for v in EDGES[state.shaman])
+            raise IllegalMove(Said.gettext("The shaman stands between {a} and {b}: no totem may "
+                                           "cross there", a=a, b=b))
         return self._end_turn(state, _sown(state.stacks, path), list(state.reserve), path[1:])
 
     @staticmethod
@@ -477,33 +483,35 @@ class ManamiGame(Game[ManamiState, Move]):
         for i in range(len(path) - 1):
             a, b = path[i], path[i + 1]
             if (a, b) not in EDGE_OF:
-                return (f"{NAMES[a]} and {NAMES[b]} are not neighbours: each step goes to the "
-                        f"next village across a side")
+                return Said.gettext("{a} and {b} are not neighbours: each step goes to the next "
+                                    "village across a side", a=NAMES[a], b=NAMES[b])
             if i and b == path[i - 1]:
-                return (f"{'-'.join(NAMES[v] for v in path)} goes straight back: a totem may "
-                        f"turn but never return to the village it just left")
-        return "That is not a path a totem can take"  # pragma: no cover - every fault is above
+                return Said.gettext("{path} goes straight back: a totem may turn but never return "
+                                    "to the village it just left",
+                                    path="-".join(NAMES[v] for v in path))
+        return Said.gettext("That is not a path a totem can take")  # pragma: no cover
 
     def _resolve(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
         if len(cells) != 2 or tuple(sorted(cells)) != state.pending:
             a, b = (NAMES[v] for v in state.pending)
-            raise IllegalMove(f"resolve must name {a} and {b}, the two villages with three "
-                              f"tokens, in the order you choose")
+            raise IllegalMove(Said.gettext("resolve must name {a} and {b}, the two villages with "
+                                           "three tokens, in the order you choose", a=a, b=b))
         return self._influence(state, list(state.stacks), list(state.reserve), cells)
 
     def _move_shaman(self, state: ManamiState, cells: tuple[int, ...]) -> ManamiState:
         if not cells:
             if state.shaman < 0 and not state.options.shaman_off_board:
-                raise IllegalMove("The shaman is not on the board yet: place it with shaman X/Y")
+                raise IllegalMove(Said.gettext("The shaman is not on the board yet: place it with "
+                                               "shaman X/Y"))
             edge = state.shaman
         else:
             found = EDGE_OF.get((cells[0], cells[1])) if len(cells) == 2 else None
             if found is None:
-                raise IllegalMove("The shaman stands between two neighbouring villages, "
-                                  "such as shaman b1/b2")
+                raise IllegalMove(Said.gettext("The shaman stands between two neighbouring "
+                                               "villages, such as shaman b1/b2"))
             if found == state.shaman:
-                raise IllegalMove(f"The shaman already stands on {_edge_text(found)}: "
-                                  f"write shaman stay to keep it there")
+                raise IllegalMove(Said.gettext("The shaman already stands on {edge}: write shaman "
+                                               "stay to keep it there", edge=_edge_text(found)))
             edge = found
         deciders = state.deciders[1:]
         turn = state.turn if deciders else 1 - state.turn
@@ -606,11 +614,13 @@ class ManamiGame(Game[ManamiState, Move]):
                 a, b = _cell(parts[0]), _cell(parts[1])
                 edge = EDGE_OF.get((a, b))
                 if edge is None:
-                    raise IllegalMove(f"{parts[0]} and {parts[1]} are not neighbours: the "
-                                      f"shaman stands between two neighbouring villages")
+                    raise IllegalMove(Said.gettext(
+                        "{a} and {b} are not neighbours: the shaman stands between two "
+                        "neighbouring villages", a=parts[0], b=parts[1]))
                 return SHAMAN_MOVES[edge]
-        raise IllegalMove(f"{text.strip()!r} is not a Tiki move: write place X, X-Y, X-Y-Z, "
-                          f"resolve X Y, shaman X/Y, shaman stay or pass")
+        raise IllegalMove(Said.gettext("{text} is not a Tiki move: write place X, X-Y, X-Y-Z, "
+                                       "resolve X Y, shaman X/Y, shaman stay or pass",
+                                       text=repr(text.strip())))
 
     def move_text(self, state: ManamiState, move: Move) -> str:
         kind, cells = move
@@ -900,8 +910,8 @@ def _cell(text: str) -> int:
     """A village index from its name; a name outside a1 to c3 is off the board (R3)."""
     v = INDEX.get(text)
     if v is None:
-        raise IllegalMove(f"{text!r} is not a village: villages are a1 to c3, so a step there "
-                          f"would leave the board")
+        raise IllegalMove(Said.gettext("{text} is not a village: villages are a1 to c3, so a "
+                                       "step there would leave the board", text=repr(text)))
     return v
 
 

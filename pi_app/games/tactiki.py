@@ -56,6 +56,7 @@ from pi_app.games.base import (
     as_written,
     options_of,
 )
+from pi_app.i18n import N_, Said
 
 # -- geometry -------------------------------------------------------------------------------------
 
@@ -106,7 +107,8 @@ _MOVES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(_destinations(q, f) for f in range(25)) for q in (0, 1))
 _STEP_TEXT: dict[tuple[int, int], str] = {
     (a, b): f"{FIELD_NAMES[a]}-{FIELD_NAMES[b]}" for a in range(25) for b in range(25)}
-_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+_NUMBER_WORDS = (N_("no"), N_("one"), N_("two"), N_("three"), N_("four"), N_("five"),
+                 N_("six"), N_("seven"), N_("eight"))
 
 
 def beats(attacker: int, defender: int) -> bool:
@@ -573,14 +575,16 @@ def _play_steps(state: TacState, steps: Sequence[tuple[int, int]]) -> TacState:
 
 # -- notation ------------------------------------------------------------------------------------
 
-_TURN_HELP = "write a turn as 'c1-c2 c2-c3', 'c1-c2', 'reincarnate 3 c1' or 'pass'"
+_TURN_HELP = Said.gettext("write a turn as 'c1-c2 c2-c3', 'c1-c2', 'reincarnate 3 c1' or "
+                         "'pass'")
 
 
 def field_index(name: str) -> int:
     """The index of a field name such as ``"c3"`` (any case); :class:`IllegalMove` otherwise."""
     f = _FIELD_INDEX.get(name.strip().lower())
     if f is None:
-        raise IllegalMove(f"{name!r} is not a field: fields go from a1 to e5")
+        raise IllegalMove(Said.gettext("{field} is not a field: fields go from a1 to e5",
+                                       field=repr(name)))
     return f
 
 
@@ -752,18 +756,18 @@ class TacTikiGame(Game[TacState, Move]):
             after: TacState = last[2]
             return after
         if state.winner is not None or state.draw:
-            raise IllegalMove("The game is over: no more turns can be played")
+            raise IllegalMove(Said.gettext("The game is over: no more turns can be played"))
         if isinstance(move, Steps):
             return self._apply_steps(state, move.steps)
         if isinstance(move, Reincarnate):
             return self._apply_reincarnation(state, move)
         if isinstance(move, Pass):
             return self._apply_pass(state)
-        raise IllegalMove(f"{move!r} is not a TacTiki turn")
+        raise IllegalMove(Said.gettext("{move} is not a TacTiki turn", move=repr(move)))
 
     def _apply_steps(self, state: TacState, steps: tuple[tuple[int, int], ...]) -> TacState:
         if not 1 <= len(steps) <= 2:
-            raise IllegalMove("A turn has one or two steps")
+            raise IllegalMove(Said.gettext("A turn has one or two steps"))
         player, opts = state.player, state.options
         attack_frozen = opts.attack_frozen
         cols = list(state.columns)
@@ -773,8 +777,9 @@ class TacTikiGame(Game[TacState, Move]):
         duels, strict = opts.tables.duel, opts.strict_statue
         for src, dst in steps:
             if won:
-                raise IllegalMove(f"{_STEP_TEXT[steps[0]]} already completes a statue and wins "
-                                  "the game: the turn ends there, without a second step")
+                raise IllegalMove(Said.gettext(
+                    "{step} already completes a statue and wins the game: the turn ends "
+                    "there, without a second step", step=_STEP_TEXT[steps[0]]))
             # The common case is checked here cheaply; _check_step has the last word and the
             # sentence for the player.
             col = cols[src] if (src, dst) in geometry else None
@@ -784,24 +789,28 @@ class TacTikiGame(Game[TacState, Move]):
             revealed, ev, won = _step(cols, graves, revealed, src, dst, duels, strict)
             event = event or ev
         if len(steps) == 1 and not won and _can_step(cols, player, attack_frozen):
-            raise IllegalMove("You can still make a second step, so the turn needs two steps")
+            raise IllegalMove(Said.gettext("You can still make a second step, so the turn needs "
+                                           "two steps"))
         return _end_turn(state, cols, graves, revealed, event, won)
 
     def _apply_reincarnation(self, state: TacState, move: Reincarnate) -> TacState:
         player, f = state.player, move.field
         if not (_is_int(f) and 0 <= f < 25):
-            raise IllegalMove(f"{f!r} is not a field: fields go from a1 to e5")
+            raise IllegalMove(Said.gettext("{field} is not a field: fields go from a1 to e5",
+                                           field=repr(f)))
         grave = state.graves[player]
         rank_of = state.options.tables.piece_rank
         chosen = [p for p in grave if rank_of[p] == move.rank]
         if not chosen:
-            raise IllegalMove(f"You have no defeated {move.rank} to reincarnate")
+            raise IllegalMove(Said.gettext("You have no defeated {rank} to reincarnate",
+                                           rank=move.rank))
         if not _HOME[player][f]:
-            raise IllegalMove(f"{FIELD_NAMES[f]} is not one of your start fields: reincarnate"
-                              " onto an empty start field of yours")
+            raise IllegalMove(Said.gettext("{field} is not one of your start fields: reincarnate "
+                                           "onto an empty start field of yours",
+                                           field=FIELD_NAMES[f]))
         if state.columns[f]:
-            raise IllegalMove(f"{FIELD_NAMES[f]} is not empty: reincarnate onto an empty start"
-                              " field of yours")
+            raise IllegalMove(Said.gettext("{field} is not empty: reincarnate onto an empty start "
+                                           "field of yours", field=FIELD_NAMES[f]))
         piece = chosen[0]  # R11: the lowest id of that rank comes back
         cols = list(state.columns)
         cols[f] = (piece,)
@@ -816,9 +825,10 @@ class TacTikiGame(Game[TacState, Move]):
     def _apply_pass(self, state: TacState) -> TacState:
         player, opts = state.player, state.options
         if _can_step(state.columns, player, opts.attack_frozen):
-            raise IllegalMove("You can still move a piece, so you cannot pass")
+            raise IllegalMove(Said.gettext("You can still move a piece, so you cannot pass"))
         if _can_reincarnate(state, player):
-            raise IllegalMove("You can still reincarnate a defeated piece, so you cannot pass")
+            raise IllegalMove(Said.gettext("You can still reincarnate a defeated piece, so you "
+                                           "cannot pass"))
         quiet = state.quiet + 1
         other = 1 - player
         # R8: when the other player cannot act either, nothing can ever change: a draw.
@@ -910,23 +920,27 @@ class TacTikiGame(Game[TacState, Move]):
     def parse_move(self, state: TacState, text: str) -> Move:
         words = text.lower().split()
         if not words:
-            raise IllegalMove(f"An empty entry is not a turn: {_TURN_HELP}")
+            raise IllegalMove(Said.gettext("An empty entry is not a turn: {help}", help=_TURN_HELP))
         if words[0] == "pass":
             if len(words) != 1:
-                raise IllegalMove(f"{text!r} is not a turn: 'pass' stands alone")
+                raise IllegalMove(Said.gettext("{text} is not a turn: 'pass' stands alone",
+                                               text=repr(text)))
             return PASS
         if words[0] == "reincarnate":
             if len(words) != 3 or not (words[1].isascii() and words[1].isdigit()):
-                raise IllegalMove(f"{text!r} is not a turn: write a reincarnation as"
-                                  " 'reincarnate RANK FIELD', for example 'reincarnate 3 c1'")
+                raise IllegalMove(Said.gettext(
+                    "{text} is not a turn: write a reincarnation as 'reincarnate RANK FIELD', "
+                    "for example 'reincarnate 3 c1'", text=repr(text)))
             return Reincarnate(int(words[1]), field_index(words[2]))
         if len(words) > 2:
-            raise IllegalMove(f"{text!r} is not a turn: a turn has at most two steps")
+            raise IllegalMove(Said.gettext("{text} is not a turn: a turn has at most two steps",
+                                           text=repr(text)))
         steps = []
         for word in words:
             ends = word.split("-")
             if len(ends) != 2:
-                raise IllegalMove(f"{word!r} is not a step: {_TURN_HELP}")
+                raise IllegalMove(Said.gettext("{word} is not a step: {help}", word=repr(word),
+                                               help=_TURN_HELP))
             steps.append((field_index(ends[0]), field_index(ends[1])))
         return Steps(tuple(steps))
 
@@ -1326,36 +1340,43 @@ def _check_step(cols: Sequence[tuple[int, ...]], player: int, src: int, dst: int
     """Raise :class:`IllegalMove` with a player's sentence when the step is not allowed."""
     for f in (src, dst):
         if not (_is_int(f) and 0 <= f < 25):
-            raise IllegalMove(f"{f!r} is not a field: fields go from a1 to e5")
+            raise IllegalMove(Said.gettext("{field} is not a field: fields go from a1 to e5",
+                                           field=repr(f)))
     s, d = FIELD_NAMES[src], FIELD_NAMES[dst]
     col = cols[src]
     if not col:
-        raise IllegalMove(f"There is no piece on {s}")
+        raise IllegalMove(Said.gettext("There is no piece on {field}", field=s))
     if _OWNER[col[-1]] != player:
-        raise IllegalMove(f"The top piece on {s} is {PLAYER_NAMES[1 - player]}'s: you move only"
-                          " your own pieces")
+        raise IllegalMove(Said.gettext("The top piece on {field} is {player}'s: you move only "
+                                       "your own pieces", field=s,
+                                       player=PLAYER_NAMES[1 - player]))
     if _ENEMY_ROW[player][src]:
-        raise IllegalMove(f"The piece on {s} is frozen on the enemy start row")
+        raise IllegalMove(Said.gettext("The piece on {field} is frozen on the enemy start row",
+                                       field=s))
     (sr, sc), (dr, dc) = divmod(src, 5), divmod(dst, 5)
     forward = (dr - sr) * _FORWARD[player]
     sideways = abs(dc - sc)
     if src == dst:
-        raise IllegalMove(f"{s} to {d} goes nowhere: a step goes to a neighbouring field")
+        raise IllegalMove(Said.gettext("{src} to {dst} goes nowhere: a step goes to a "
+                                       "neighbouring field", src=s, dst=d))
     if forward < 0:
-        raise IllegalMove("Pieces never move backwards")
+        raise IllegalMove(Said.gettext("Pieces never move backwards"))
     if forward and sideways:
         if forward == 1 and sideways == 1:
-            raise IllegalMove(f"{s} to {d} is diagonal: a step goes forward, left or right")
-        raise IllegalMove(f"{s} to {d} is not a step: a step goes one field forward, left or"
-                          " right")
+            raise IllegalMove(Said.gettext("{src} to {dst} is diagonal: a step goes forward, left "
+                                           "or right", src=s, dst=d))
+        raise IllegalMove(Said.gettext("{src} to {dst} is not a step: a step goes one field "
+                                       "forward, left or right", src=s, dst=d))
     if forward + sideways > 1:
-        raise IllegalMove(f"{s} to {d} is {_NUMBER_WORDS[forward + sideways]} fields: a step goes"
-                          " one field")
+        raise IllegalMove(Said.gettext("{src} to {dst} is {count} fields: a step goes one field",
+                                       src=s, dst=d,
+                                       count=Said.gettext(_NUMBER_WORDS[forward + sideways])))
     target = cols[dst]
     if (not attack_frozen and _HOME[player][dst] and target
             and _OWNER[target[-1]] != player):
-        raise IllegalMove(f"The {PLAYER_NAMES[1 - player]} piece on {d} is frozen on your start"
-                          " row and cannot be attacked")
+        raise IllegalMove(Said.gettext("The {player} piece on {field} is frozen on your start "
+                                       "row and cannot be attacked",
+                                       player=PLAYER_NAMES[1 - player], field=d))
 
 
 GAME = TacTikiGame()

@@ -51,6 +51,7 @@ from pi_app.games.base import (
     card_tag,
     options_of,
 )
+from pi_app.i18n import Said
 
 TIKIS: tuple[str, ...] = (
     "Hookipa", "Lokahi", "Nani", "Wikiwiki", "Akamai", "Huhu", "Nui", "Kapu", "Eepo",
@@ -162,17 +163,12 @@ def score_card(line: Sequence[str], card: tuple[str, str, str]) -> int:
     return points
 
 
-def _ordinal(n: int) -> str:
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n if n < 20 else n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def tiki_name(text: str) -> str:
     """The tiki called ``text`` (any case); :class:`IllegalMove` when there is none."""
     name = _BY_LOWER.get(text.strip().lower())
     if name is None:
-        raise IllegalMove(f"There is no tiki called {text.strip()!r}; the tikis are "
-                          + ", ".join(TIKIS) + ".")
+        raise IllegalMove(Said.gettext("There is no tiki called {text}; the tikis are {tikis}.",
+                                       text=repr(text.strip()), tikis=", ".join(TIKIS)))
     return name
 
 
@@ -221,7 +217,7 @@ class ToppleGame(Game[ToppleState, Move]):
         """A uniform draw from :meth:`legal_moves` without building the list (random play)."""
         player = state.turn
         if player is None:
-            raise IllegalMove("Nobody is to move: the round is over.")
+            raise IllegalMove(Said.gettext("Nobody is to move: the round is over."))
         hand = state.hands[player]
         line = state.line
         n = len(line)
@@ -246,43 +242,52 @@ class ToppleGame(Game[ToppleState, Move]):
         player = state.turn
         if player is None:
             if state.over:
-                raise IllegalMove("The game is over: no more cards are played.")
-            raise IllegalMove("The round is over: no more cards are played this round.")
+                raise IllegalMove(Said.gettext("The game is over: no more cards are played."))
+            raise IllegalMove(Said.gettext("The round is over: no more cards are played this "
+                                           "round."))
         card = move.card
         index = _CARD_INDEX.get(card)
         if index is None:
-            raise IllegalMove(f"There is no action card called {card!r}.")
+            raise IllegalMove(Said.gettext("There is no action card called {card}.",
+                                           card=repr(card)))
         hand = state.hands[player]
         if not hand[index]:
-            raise IllegalMove(f"Player {player + 1} has no {CARD_NAMES[card]} card left this "
-                              "round.")
+            raise IllegalMove(Said.gettext("Player {number} has no {card} card left this round.",
+                                           number=player + 1, card=CARD_NAMES[card]))
         line = state.line
         if card == "toast":
             if not state.opened[player]:
-                raise IllegalMove("Tiki Toast may not be played on your first turn of a round.")
+                raise IllegalMove(Said.gettext("Tiki Toast may not be played on your first turn "
+                                               "of a round."))
             if move.tiki is not None and move.tiki != line[-1]:
-                raise IllegalMove(f"Tiki Toast removes the bottom tiki, {line[-1]}, "
-                                  f"not {move.tiki}.")
+                raise IllegalMove(Said.gettext("Tiki Toast removes the bottom tiki, {bottom}, not "
+                                               "{tiki}.", bottom=line[-1], tiki=move.tiki))
             new_line = line[:-1]
         else:
             tiki = move.tiki
             if tiki is None or tiki not in TIKIS:
-                raise IllegalMove(f"{CARD_NAMES[card]} needs the name of a tiki.")
+                raise IllegalMove(Said.gettext("{card} needs the name of a tiki.",
+                                               card=CARD_NAMES[card]))
             try:
                 pos = line.index(tiki)
             except ValueError:
-                raise IllegalMove(f"{tiki} has been toasted and is out of this round.") from None
+                raise IllegalMove(Said.gettext("{tiki} has been toasted and is out of this round.",
+                                               tiki=tiki)) from None
             if card == "topple":
                 if pos == len(line) - 1 and not state.table.topple_bottom:
-                    raise IllegalMove(f"{tiki} is already at the bottom: Tiki Topple must "
-                                      "move a tiki down (ruling R1).")
+                    raise IllegalMove(Said.gettext("{tiki} is already at the bottom: Tiki Topple "
+                                                   "must move a tiki down (ruling R1).",
+                                                   tiki=tiki))
                 new_line = line[:pos] + line[pos + 1:] + (tiki,)
             else:
                 steps = _UP[card]
                 if pos < steps:
-                    raise IllegalMove(
-                        f"{tiki} is {_ordinal(pos + 1)} in line: {CARD_NAMES[card]} needs a tiki "
-                        f"with at least {steps} tiki{'s' if steps > 1 else ''} above it.")
+                    raise IllegalMove(Said.ngettext(
+                        "{tiki} is number {place} in line: {card} needs a tiki with at least "
+                        "{count} tiki above it.",
+                        "{tiki} is number {place} in line: {card} needs a tiki with at least "
+                        "{count} tikis above it.", steps, tiki=tiki, place=pos + 1,
+                        card=CARD_NAMES[card]))
                 new_line = (*line[:pos - steps], tiki, *line[pos - steps:pos], *line[pos + 1:])
         hands = list(state.hands)
         new_hand = list(hand)
@@ -316,11 +321,12 @@ class ToppleGame(Game[ToppleState, Move]):
     def parse_move(self, state: ToppleState, text: str) -> Move:
         words = text.split()
         if not words:
-            raise IllegalMove("An empty move: play a card such as 'up1 Nani' or 'toast'.")
+            raise IllegalMove(Said.gettext("An empty move: play a card such as 'up1 Nani' or "
+                                           "'toast'."))
         card = words[0].lower()
         if card not in CARDS:
-            raise IllegalMove(f"{words[0]!r} is not an action card: use up1, up2, up3, topple "
-                              "or toast.")
+            raise IllegalMove(Said.gettext("{word} is not an action card: use up1, up2, up3, "
+                                           "topple or toast.", word=repr(words[0])))
         if card == "toast":
             if len(words) == 1:
                 return TOAST
@@ -328,8 +334,10 @@ class ToppleGame(Game[ToppleState, Move]):
                 return Move("toast", tiki_name(words[1]))
         elif len(words) == 2:
             return _MOVES[card, tiki_name(words[1])]
-        raise IllegalMove(f"{text.strip()!r} is not a move: write '{card} NAME'"
-                          if card != "toast" else "Tiki Toast takes no tiki name: write 'toast'.")
+        raise IllegalMove(Said.gettext("{text} is not a move: write '{card} NAME'",
+                                       text=repr(text.strip()), card=card)
+                          if card != "toast" else
+                          Said.gettext("Tiki Toast takes no tiki name: write 'toast'."))
 
     def move_text(self, state: ToppleState, move: Move) -> str:
         return "toast" if move.card == "toast" else f"{move.card} {move.tiki}"
@@ -436,7 +444,7 @@ class ToppleGame(Game[ToppleState, Move]):
         from pi_app.games.topple_deck import draw_cards
 
         if state.over or state.turn is not None:
-            raise IllegalMove("A new round is dealt only when the last one is over.")
+            raise IllegalMove(Said.gettext("A new round is dealt only when the last one is over."))
         seats = next_round_seats(state)
         groups = list(GROUPS)
         rng.shuffle(groups)
@@ -621,7 +629,8 @@ def with_cards(state: ToppleState, cards: Sequence[tuple[str, str, str]]) -> Top
     """
     table = state.table
     if state.turn is None or any(state.opened):
-        raise IllegalMove("The Secret Tiki cards are set before the round's first card.")
+        raise IllegalMove(Said.gettext("The Secret Tiki cards are set before the round's first "
+                                       "card."))
     if len(cards) != len(table.seats):
         raise IllegalMove(f"{len(table.seats)} players need {len(table.seats)} Secret Tiki cards")
     by_seat: list[tuple[str, str, str] | None] = [None] * table.players
@@ -643,20 +652,22 @@ def start_round(state: ToppleState, setup: RoundSetup) -> ToppleState:
     """The position at the start of the next round, after checking that it may start."""
     table = state.table
     if state.over:
-        raise IllegalMove("The game is over: no further round is played.")
+        raise IllegalMove(Said.gettext("The game is over: no further round is played."))
     if state.turn is not None:
-        raise IllegalMove(f"Round {table.round + 1} is not over yet: cards are still to be played.")
+        raise IllegalMove(Said.gettext("Round {number} is not over yet: cards are still to be "
+                                       "played.", number=table.round + 1))
     expected_seats = next_round_seats(state)
     if setup.seats != expected_seats:
         if len(expected_seats) == table.players:
-            raise IllegalMove("Only a tie-break round is played by some of the players, and "
-                              "there is no tie to break.")
-        raise IllegalMove("The tie-break round is played by the tied players "
-                          + ", ".join(map(str, expected_seats)) + " only (ruling R3).")
+            raise IllegalMove(Said.gettext("Only a tie-break round is played by some of the "
+                                           "players, and there is no tie to break."))
+        raise IllegalMove(Said.gettext("The tie-break round is played by the tied players "
+                                       "{seats} only (ruling R3).",
+                                       seats=", ".join(map(str, expected_seats))))
     first = expected_first(state, setup.seats)
     if setup.first != first:
-        raise IllegalMove(f"Player {first + 1} starts this round: the start moves one seat each "
-                          "round (ruling R4).")
+        raise IllegalMove(Said.gettext("Player {number} starts this round: the start moves one "
+                                       "seat each round (ruling R4).", number=first + 1))
     cards: list[tuple[str, str, str] | None] = [None] * table.players
     for seat, card in zip(setup.seats, setup.cards, strict=True):
         cards[seat] = card

@@ -44,7 +44,7 @@ from pi_app.games import GAME_NAMES, get_game
 from pi_app.games.base import JSON, Card, FinalResult
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
-from pi_app.i18n import N_, Said
+from pi_app.i18n import N_, Said, said_of
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
 from pi_app.records import fold
 from pi_app.referee import feedback as fb
@@ -651,7 +651,7 @@ class Station:
             log.warning("the referee's pairing (round %s, table %s) cannot be played here: %s",
                         number, table, exc)
             self.status.message = Said.gettext(
-                "the referee's pairing cannot be played here: {reason}", reason=str(exc))
+                "the referee's pairing cannot be played here: {reason}", reason=said_of(exc))
             self.render(now)
             return False
         self.status.change = {"game": game_name, "players": list(names), "options": checked,
@@ -918,7 +918,7 @@ class Station:
             after = game.apply_text(before, text)
         except Exception as exc:
             raise ActionError(Said.gettext("{move} is not legal there: {reason}",
-                                           move=repr(text), reason=str(exc))) from exc
+                                           move=repr(text), reason=said_of(exc))) from exc
         canonical = game.move_text(before, game.parse_move(before, text))
         now = self.clock()
         self._persist(lambda: self.session.revised(old, canonical, after), now)
