@@ -68,6 +68,12 @@ def test_station_page_is_live_and_refuses_actions_without_pin(driver: Any,
         server.call(sim.step)
         wait.until(lambda d: _count(d, "#moves li") == before + 1)  # live, no reload
         assert _count(driver, "#picture svg rect[data-cell]") >= 9
+        assert not driver.find_element(By.ID, "round-clock").is_displayed()  # no clock
+        server.call(lambda: sim.feed.update({**sim.feed.snapshot, "round_left": 125}))
+        wait.until(lambda d: d.find_element(By.ID, "round-clock").text in (
+            "Round clock: 2:05 left", "Round clock: 2:04 left"))   # counted down on the page
+        server.call(lambda: sim.feed.update({**sim.feed.snapshot, "round_left": 0}))
+        wait.until(lambda d: "time is up" in d.find_element(By.ID, "round-clock").text)
 
         driver.find_element(By.ID, "undo").click()                  # no PIN typed
         wait.until(lambda d: "PIN" in d.find_element(By.ID, "result").text)

@@ -8,6 +8,7 @@ result is in; the real broker lets only the referee write a pairing and only its
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -27,9 +28,16 @@ from pi_app.net.schema import PairingPayload, PayloadError, read_pairing
 from pi_app.net.simstation import SimStation
 from pi_app.net.tournament_app import near_names
 from pi_app.readings import ButtonPressed
+from pi_app.referee import feedback as fb
+from pi_app.referee.feed import Phase
 from pi_app.tournament import director
 
 __all__ = ["broker"]
+
+
+def screen_text(image: object) -> bytes:
+    """The OLED picture's bytes, to tell two screens apart."""
+    return image.tobytes()  # type: ignore[attr-defined, no-any-return]
 
 
 def test_the_station_offers_the_pairing_and_ok_starts_it_with_the_names(tmp_path: Path) -> None:
@@ -47,6 +55,33 @@ def test_the_station_offers_the_pairing_and_ok_starts_it_with_the_names(tmp_path
     assert station.offer_pairing(None, table.now) and station.status.change is None
     assert not station.offer_pairing((3, 1, "manami", ("Cai", "Dai", "Eve")), table.now)
     assert "cannot be played here" in station.status.message
+
+
+def test_the_station_shows_the_round_clock_and_a_resent_pairing_is_not_offered_again(
+        tmp_path: Path) -> None:
+    """The pairing's ``ends_in`` is counted on the station's own clock: the OLED's header and
+    the feed (the page counts down from it) say what is left, and time up once it is 0. The
+    referee sends the pairing again when the clock changes: the game already on is kept."""
+    table = Table(tmp_path, "manami", {})
+    station = table.station
+    assert station.offer_pairing((1, 2, "manami", ("Ana", "Ben")), table.now, ends_in=600)
+    table.step(ButtonPressed(table.now, "ok"))
+    game_id = station.session.game_id
+    scene = station.scene(table.now + 1)
+    assert scene.round_minutes == 10 and station.status.change is None
+    assert station.snapshot(scene).round_left == 600
+    assert station.offer_pairing((1, 2, "manami", ("Ana", "Ben")), table.now + 5, ends_in=900)
+    assert station.status.change is None and station.session.game_id == game_id
+    assert station.scene(table.now + 5 + 850).round_minutes == 1
+    up = station.scene(table.now + 5 + 901)
+    assert up.round_minutes == 0
+    playing = dataclasses.replace(up, phase=Phase.PLAY, fixes=(), guidance_kind=None)
+    assert fb.screen_name(playing) == "play"
+    screens = {screen_text(fb.screen(dataclasses.replace(playing, round_minutes=m)))
+               for m in (None, 0, 10)}
+    assert len(screens) == 3                              # the header says the clock
+    assert station.offer_pairing(None, table.now + 1000) and station.round_left(2000) is None
+    assert station.scene(table.now + 1000).round_minutes is None
 
 
 def test_a_pairing_payload_reads_or_is_refused() -> None:

@@ -90,6 +90,8 @@ def page_words(_: Callable[[str], str]) -> dict[str, str]:
         "review_slip": _("{name}, move {number}: {move} (better: {better})"),
         "review_none": _("{name}: no move lost much."),
         "review_partial": _("(the first {count} moves reviewed)"),
+        "round_clock": _("Round clock: {time} left"),
+        "round_up": _("Round clock: time is up, the referee rules"),
     }
 
 
@@ -355,6 +357,7 @@ STATION_HTML = """<!doctype html>
 <section>
 <table id="players">{{{players}}}</table>
 <p id="waiting">{{waiting}}</p>
+<p id="round-clock" role="timer" hidden></p>
 <p id="island">{{island}}</p>
 <ul id="guidance">{{{guidance}}}</ul>
 <h2>{{w_moves}}</h2><ol id="moves" class="moves">{{{moves}}}</ol>
@@ -561,8 +564,24 @@ function show(data) {
   // back) scrolls it there; a reader who scrolled back is left there until the list changes.
   if (following) moves.scrollTop = moves.scrollHeight;
   document.body.dataset.seq = String(s.seq || 0);
+  roundLeft = typeof s.round_left === "number" ? s.round_left : null;
+  roundAt = Date.now();
+  roundTick();
   pastGames(s);
 }
+// The tournament round's clock: the snapshot says the seconds left when it was made (the
+// station's count, not a time of day); the page counts down from when it got it.
+let roundLeft = null, roundAt = 0;
+function roundTick() {
+  const shown = document.getElementById("round-clock");
+  shown.hidden = roundLeft === null;
+  if (roundLeft === null) return;
+  const left = Math.max(0, roundLeft - Math.floor((Date.now() - roundAt) / 1000));
+  const mmss = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+  shown.textContent = left === 0 ? say("round_up", "Round clock: time is up, the referee rules")
+    : say("round_clock", "Round clock: {time} left", {time: mmss});
+}
+setInterval(roundTick, 1000);
 async function act(name, args) {
   const out = document.getElementById("result");
   const lang = encodeURIComponent(document.documentElement.lang || "en");

@@ -14,6 +14,7 @@ is synchronous and takes the time as an argument, so tests and the demo drive it
 from __future__ import annotations
 
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -103,6 +104,10 @@ class Status:
     notice: str = ""
     """A lasting condition outside the game (the page is off: its port is taken), shown when
     no game message is; set by the daemon, cleared when it ends."""
+    round_end: float | None = None
+    """When the tournament round's clock runs out, on this station's own clock (None: no
+    clock): the pairing's ``ends_in`` added to the time it arrived, since the referee's clock
+    may be minutes off this one. Cleared with the pairing."""
 
 
 class Station:
@@ -221,7 +226,7 @@ class Station:
                               station_seats=self.opponent.levels)
         self.status = replace(Status(), link_up=self.status.link_up,
                               link_detail=self.status.link_detail, phase=Phase.SETUP,
-                              notice=self.status.notice)
+                              notice=self.status.notice, round_end=self.status.round_end)
         return session
 
     def _new_follower(self) -> Follower:
@@ -625,20 +630,26 @@ class Station:
         return True
 
     def offer_pairing(self, pairing: tuple[int, int, str, Sequence[str]] | None,
-                      now: float) -> bool:
+                      now: float, ends_in: float | None = None) -> bool:
         """The tournament's pairing for this board, from the referee's dashboard: ``(round,
         table, game, names in seat order)``, or None when the board serves no table now.
 
         The game waits for the table's OK (BACK keeps what is on), so the players never type
         their names and the station's players are exactly the table's, seat for seat: that is
         how the dashboard knows the result is this table's. False (logged, shown) when this
-        board cannot play it; an offer withdrawn is forgotten unless already started."""
+        board cannot play it; an offer withdrawn is forgotten unless already started.
+
+        ``ends_in``: the seconds the round clock had left when the referee sent it (None: no
+        clock); the screen and page show what is left. The referee sends the pairing again
+        when the clock changes: a game of that very pairing already on is then not offered
+        again, only its clock changes."""
         change = self.status.change
+        self.status.round_end = None if pairing is None or ends_in is None else now + ends_in
         if pairing is None:
             if change is not None and change.get("pairing") is not None:
                 self.status.change = None
                 self.status.message = ""
-                self.render(now)
+            self.render(now)
             return True
         number, table, game_name, players = pairing
         try:
@@ -650,6 +661,10 @@ class Station:
                 "the referee's pairing cannot be played here: {reason}", reason=str(exc))
             self.render(now)
             return False
+        if self._playing_pairing(game_name, names) and (
+                change is None or change.get("pairing") is None):
+            self.render(now)
+            return True
         self.status.change = {"game": game_name, "players": list(names), "options": checked,
                               "pairing": [number, table]}
         self.status.message = Said.gettext("round {round}, table {table}: {names}. OK starts it",
@@ -658,6 +673,18 @@ class Station:
         self._note("prompt", {"kind": "new_game", "options": []})
         self.render(now)
         return True
+
+    def _playing_pairing(self, game_name: str, players: Sequence[str]) -> bool:
+        """True when the game on is the pairing's, unfinished: the same game, the same names
+        in the same seats (a pairing sent again for its clock must not offer it again)."""
+        game, state = self.session.game, self.session.state
+        return game.name == game_name and not game.is_over(state) and \
+            tuple(self._players()) == tuple(players)
+
+    def round_left(self, now: float) -> float | None:
+        """Seconds left on the round clock (0 once time is up; None: no clock)."""
+        end = self.status.round_end
+        return None if end is None else max(0.0, end - now)
 
     def _change_button(self, button: str, now: float) -> None:
         """OK starts the game the page asked for; BACK keeps this one (the refusal is noted
@@ -736,6 +763,7 @@ class Station:
         elif status.prompt is not None and phase == "play":
             phase = Phase.PROMPT
         guidance = None if status.reading is not None else status.guidance
+        left = self.round_left(now)
         prompt_cells: tuple[str, ...] = ()
         if status.prompt is not None:
             if status.prompt.kind == "order":  # the set-up's fields of unknown order
@@ -766,6 +794,7 @@ class Station:
             menu_choices=self.menu_choices(), page_url=self.page_url,
             options=self._menu_words() if phase == "menu" else self.options_words(),
             setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr,
+            round_minutes=None if left is None else math.ceil(left / 60),
             **self._shown_cells(state),
             language=self.config.station.language)
 
@@ -831,7 +860,7 @@ class Station:
             draw_agreed=self.draw_agreed(), prompt=scene.prompt, fixes=scene.fixes,
             notice=self.status.notice,
             review=self.postgame.of(self._review_key()) if scene.phase == "over" else None,
-            station_seats=self.opponent.levels)
+            station_seats=self.opponent.levels, round_left=self.round_left(self.clock()))
 
     def screen_image(self, now: float) -> Image.Image:
         image: Image.Image = fb.screen(self.scene(now))
