@@ -108,11 +108,11 @@ def test_dashboard_shows_a_published_move_live(driver: Any, broker: Broker,
             driver.get(dash.server.url + "/")
             wait = WebDriverWait(driver, 10)
             wait.until(lambda d: _count(d, "#row-t37") == 1)
-            assert EVIL in str(_cell(driver, "row-t37", 3))
+            assert EVIL in str(_cell(driver, "row-t37", 5))
             assert _count(driver, "#row-t37 img") == 0              # text, not markup
-            moves = int(_cell(driver, "row-t37", 5) or 0)
+            moves = int(_cell(driver, "row-t37", 7) or 0)
             sim.step()                                              # a move at table t37
-            wait.until(lambda d: _cell(d, "row-t37", 5) == str(moves + 1))
+            wait.until(lambda d: _cell(d, "row-t37", 7) == str(moves + 1))
 
             driver.get(dash.server.url + "/board/t37")
             wait.until(lambda d: _count(d, "#picture svg") == 1)

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,12 @@ def test_the_dashboard_sends_each_board_its_table_and_clears_it_once_played(
             ("b2", 1, 2, "manami",
              [t.player(pid).name for pid in t.rounds[0].table(2).seats])]
         sent.clear()
+        # the overview's round and table columns, on the page and in its live rows
+        assert [(r["board"], r["round"], r["table"]) for r in app.desk.overview(False)] == [
+            ("b1", 1, 1), ("b2", 1, 2), ("b3", None, None)]
+        page = urllib.request.urlopen(app.server.url + "/").read().decode()
+        assert re.search(r'id="row-b2".*?<td class="c-round">1</td><td class="c-table">2</td>',
+                         page)
         tdesk.apply(lambda t: director.assign_boards(t, {1: "b1"}))   # nothing changed
         assert sent == []
         tdesk.apply(lambda t: director.report_result(t, "b1", 4, [5, 2], [0]))

@@ -104,8 +104,11 @@ def _row(r: Mapping[str, Any], words: dict[str, str] | None = None) -> str:
     status = said.get(f"s_{r['status']}", r["status_text"])
     title = str(r["title"] or "")
     title = said.get(f"title:{title}", title)
+    number, table = r.get("round"), r.get("table")
     return (f'<tr id="row-{board}" data-status="{escape(r["status"])}">'
             f'<td class="c-board"><a href="/board/{board}">{board}</a></td>'
+            f'<td class="c-round">{"" if number is None else int(number)}</td>'
+            f'<td class="c-table">{"" if table is None else int(table)}</td>'
             f'<td class="c-status"><span class="badge s-{escape(r["status"])}">'
             f'{escape(status)}</span>{gap}{_malformed(r, said)}</td>'
             f'<td class="c-game">{escape(title)}</td>'

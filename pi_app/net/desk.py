@@ -188,6 +188,9 @@ class Desk:
         """Called with (board, game id, result) for each station result stored (tournament)."""
         self.ruling_listeners: list[Callable[[str, int, JSON], None]] = []
         """Called with (board, game id, ruling) for each referee's ruling (tournament)."""
+        self.placement: Callable[[str], tuple[int, int] | None] | None = None
+        """The round and table a board serves now (the tournament's; None: no tournament),
+        for the overview's round and table columns: the desk knows no tournament itself."""
         self._restore()
 
     def _restore(self) -> None:
@@ -344,6 +347,10 @@ class Desk:
         dirty, self._dirty = self._dirty, set()
         self._notify(dirty)
 
+    def touch(self, boards: Iterable[str]) -> None:
+        """Send these boards' rows to the pages again (their round or table changed)."""
+        self._notify({b for b in boards if b in self.boards})
+
     def _notify(self, boards: set[str]) -> None:
         if not boards:
             return
@@ -379,8 +386,11 @@ class Desk:
         last_move = moves[-1] if moves else None
         status = view.status(confirmed is not None)
         now = time.time()
+        placed = None if self.placement is None else self.placement(board)
         return {
             "board": board, "status": status, "online": view.online,
+            "round": None if placed is None else placed[0],
+            "table": None if placed is None else placed[1],
             "status_text": STATUS_TEXT.get(status, status.value),
             "heard_s": None if view.heard is None else round(max(0.0, now - view.heard), 1),
             "behind_s": None if view.last_lag is None else round(view.last_lag, 1),

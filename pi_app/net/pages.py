@@ -99,7 +99,8 @@ def dashboard_words(_: Callable[[str], str]) -> dict[str, str]:
     """The words of the dashboard's overview (the public grid) in one language, as
     :func:`page_words` are the station page's: the server's rows and the script's."""
     return {
-        "board": _("Board"), "status": _("Status"), "game": _("Game"), "players": _("Players"),
+        "board": _("Board"), "round": _("Round"), "table": _("Table"),
+        "status": _("Status"), "game": _("Game"), "players": _("Players"),
         "scores": _("Scores"), "moves": _("Moves"), "last_move": _("Last move"),
         "feed": _("Feed"), "result": _("Result"), "boards": _("{count} boards"),
         "tournament": _("tournament"), "language": _("Language"), "gap": _("gap"),
@@ -681,7 +682,8 @@ DASHBOARD_HTML = """<!doctype html>
 <nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>
 {{{account}}}</header>
 <main><section class="grid-box">
-<table class="grid"><thead><tr><th>{{w_board}}</th><th>{{w_status}}</th><th>{{w_game}}</th>
+<table class="grid"><thead><tr><th>{{w_board}}</th><th>{{w_round}}</th><th>{{w_table}}</th>
+<th>{{w_status}}</th><th>{{w_game}}</th>
 <th>{{w_players}}</th><th>{{w_scores}}</th><th>{{w_moves}}</th><th>{{w_last_move}}</th>
 <th>{{w_feed}}</th><th>{{w_result}}</th></tr></thead>
 <tbody id="grid">{{{rows}}}</tbody></table>
@@ -794,7 +796,9 @@ function row(s) {
     bad.title = s.problem || "";
     status.append(bad);
   }
-  tr.append(cell, status, el("td", say("title:" + s.title, s.title || s.game || ""), "c-game"),
+  const number = (v) => (typeof v === "number" ? String(v) : "");
+  tr.append(cell, el("td", number(s.round), "c-round"), el("td", number(s.table), "c-table"),
+            status, el("td", say("title:" + s.title, s.title || s.game || ""), "c-game"),
             el("td", (s.players || []).join(" \u2013 "), "c-players"),
             el("td", (s.scores || []).join(" : "), "c-scores"),
             el("td", s.game ? s.moves : "", "c-moves"),

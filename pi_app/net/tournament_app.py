@@ -168,6 +168,17 @@ class TournamentDesk:
         dashboard hands the publishing to a thread). None: no broker here."""
         self.sent: dict[str, tuple[int, int, str, tuple[str, ...], float | None]] = {}
         """What each board was last sent: round, table, game, names (nothing: cleared)."""
+        self.placed: dict[str, tuple[int, int]] = self._placed()
+        desk.placement = self.placed.get
+
+    def _placed(self) -> dict[str, tuple[int, int]]:
+        """Each board's round and table in the current round (finished tables too: the
+        overview says which table a board served until the next round is paired)."""
+        t = self.tournament
+        if t is None or t.current is None:
+            return {}
+        rnd = t.current
+        return {p.board: (rnd.number, p.table) for p in rnd.pairings if p.board and not p.bye}
 
     def on_locks(self, locks: LocksPayload) -> None:
         """The broker's retained locks (on connecting, and after every change)."""
@@ -194,6 +205,12 @@ class TournamentDesk:
                                   "changed: try again") from exc
         self.tournament = tournament
         self.version += 1
+        placed = self._placed()
+        if placed != self.placed:  # the overview's round and table columns
+            moved = set(placed.items()) ^ set(self.placed.items())
+            self.placed.clear()
+            self.placed.update(placed)
+            self.desk.touch(board for board, _ in moved)
         self.push_pairings()
         return tournament
 
