@@ -341,8 +341,17 @@ svg .ghost{animation:ghost 1.6s ease-in-out infinite alternate}
 #address figcaption{font-family:monospace;font-size:.85em;word-break:break-all}
 #games-table{font-size:.9em}#past{flex-basis:100%}
 .scroll{overflow-x:auto;max-width:100%}
+.result-form fieldset{display:flex;flex-direction:column;gap:.5em;border:1px solid #ccc}
+.result-form .scores,.result-form .winners{display:flex;flex-wrap:wrap;gap:.5em}
+.result-form label.score{display:flex;flex-direction:column;font-size:.9em}
+.result-form input[type=number]{width:4.5em;font-size:1.1em;padding:.3em}
+.result-form button{min-height:2.75em;padding:.3em .8em}
+button[aria-pressed=true]{outline:3px solid #2e7d32}
 @media (max-width:40em){main{padding:.5em;gap:1em}section{min-width:0;width:100%}
-.picture svg{width:100%;max-height:60vh}}
+.picture svg{width:100%;max-height:60vh}
+#standings .wide{display:none}#standings td,#standings th{padding:.25em .35em}
+.round thead{display:none}.round table,.round tbody,.round tr,.round td{display:block}
+.round tr{border-bottom:2px solid #ccc;padding:.4em 0}.round td{border:0;padding:.1em 0}}
 """
 
 STATION_HTML = """<!doctype html>
