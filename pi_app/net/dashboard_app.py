@@ -58,6 +58,7 @@ from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
 from pi_app.net.eventlog import feed_text
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
+from pi_app.net.spectate import watch_html
 from pi_app.net.tournament_app import Access, ExtraRoutes
 from pi_app.net.web import HEARTBEAT, SecurityHeaders, client_of, sse, static_routes
 
@@ -221,6 +222,13 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
         return JSONResponse(desk.detail(name, full=referee(request) is not None,
                                         lang=asked(request)))
 
+    async def watch(request: Request) -> Response:
+        """The spectators' page: public, read-only, late by the event's delay."""
+        lang = reader(request)
+        delay = desk.broadcast.delay if desk.broadcast is not None else 0.0
+        return HTMLResponse(watch_html(desk.event, desk.spectator_rows(), delay, lang),
+                            headers={"vary": "Accept-Language", "cache-control": "no-store"})
+
     async def api_stats(_request: Request) -> Response:
         return JSONResponse(desk.stats())
 
@@ -355,7 +363,7 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
     routes = [
         Route("/", overview), Route("/board/{board}", board_page),
         Route("/api/boards", api_boards), Route("/api/board/{board}", api_board),
-        Route("/api/stats", api_stats), Route("/api/stream", stream),
+        Route("/api/stats", api_stats), Route("/api/stream", stream), Route("/watch", watch),
         Route("/login", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/api/board/{board}/confirm", confirm, methods=["POST"]),
