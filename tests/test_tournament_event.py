@@ -22,6 +22,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,24 @@ class StationThread:
             pin.drive_high()
         asyncio.run_coroutine_threadsafe(press(), self.loop).result(10)
 
+    def setting_up(self) -> bool:
+        return bool(self.stations) and self.station.setup_code != ""
+
+    def restarted(self) -> bool:
+        return len(self.stations) > 1
+
+    def offered(self, pairing: list[int]) -> bool:
+        return (self.station.status.change or {}).get("pairing") == pairing
+
+    def playing(self, names: list[str]) -> bool:
+        return list(self.station.player_names()) == names and self.station.status.change is None
+
+    def clocked(self) -> bool:
+        return self.station.status.round_end is not None
+
+    def round_minutes(self) -> int | None:
+        return self.station.scene(self.station.clock()).round_minutes
+
     def stop(self) -> None:
         if self.stop_event is not None:
             self.loop.call_soon_threadsafe(self.stop_event.set)
@@ -105,8 +124,8 @@ class StationThread:
 def own_pins(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each station thread its own mock GPIO: two stations in one process would otherwise
     claim the same button pins of gpiozero's one mock pin factory."""
-    from gpiozero import Button
-    from gpiozero.pins.mock import MockFactory
+    from gpiozero import Button  # type: ignore[import-untyped]
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     mine = threading.local()
 
@@ -170,6 +189,9 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
             "  e.dispatchEvent(new Event('input', {bubbles: true})); });"
             "document.getElementById(arguments[2]).click();", table_form, list(scores), button)
 
+    def entered(table: int, _driver: Any) -> bool:
+        return api()["rounds"][1]["pairings"][table - 1]["result"] is not None
+
     def said() -> str:
         text: str = driver.execute_script(
             "const r = document.getElementById('result'); return r ? r.textContent : '';")
@@ -180,20 +202,21 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
 
     def api() -> dict[str, Any]:
         data: dict[str, Any] = request(dash.port, "GET", "/api/tournament").json()
-        return data["tournament"]
+        tournament: dict[str, Any] = data["tournament"]
+        return tournament
 
     try:
         # -- each station joins with its join code, through its first-boot form -------------
         for board, st in stations.items():
-            wait_for(lambda st=st: bool(st.stations) and st.station.setup_code != "", 20,
-                     f"{board}'s set-up screen")
+            wait_for(st.setting_up, 20, f"{board}'s set-up screen")
+            assert st.setup is not None
             driver.get(f"http://127.0.0.1:{st.port}/setup")
             driver.find_element(By.ID, "code").send_keys(st.setup.code)
             driver.find_element(By.ID, "join").send_keys(stations_file[board]["join"])
             driver.find_element(By.CSS_SELECTOR, "#game option[value=manami]").click()
             driver.find_element(By.ID, "pin").send_keys(PIN)
             click("save")
-            wait_for(lambda st=st: len(st.stations) > 1, 30, f"{board} to start again")
+            wait_for(st.restarted, 30, f"{board} to start again")
             assert st.station.config.station.board == board
             assert st.station.config.mqtt.enabled and st.station.config.mqtt.event == EVENT
         wait_for(lambda: all(desk.boards[b].state is not None for b in BOARDS), 20,
@@ -230,13 +253,10 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
                 if bye(p):
                     continue
                 st, want = stations[p["board"]], [names[s] for s in p["seats"]]
-                wait_for(lambda st=st, table=p["table"]: (st.station.status.change or {})
-                         .get("pairing") == [number, table], 20,
+                wait_for(partial(st.offered, [number, p["table"]]), 20,
                          f"round {number}'s pairing at {p['board']}")
                 st.press("ok")
-                wait_for(lambda st=st, want=want: list(st.station.player_names()) == want
-                         and st.station.status.change is None, 10,
-                         f"OK to start the game at {p['board']}")
+                wait_for(partial(st.playing, want), 10, f"OK to start the game at {p['board']}")
                 seated.append(want)
             return seated
 
@@ -250,12 +270,10 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
         click("clock-start")
         wait.until(lambda d: "left" in d.find_element(By.ID, "round-clock").text)
         for st in stations.values():
-            wait_for(lambda st=st: st.station.status.round_end is not None, 10,
-                     "the round clock at the station")
+            wait_for(st.clocked, 10, "the round clock at the station")
             left = request(st.port, "GET", "/api/state").json()["snapshot"]["round_left"]
             assert 1700 < left <= 1800
-            assert st.call(lambda st=st: st.station.scene(st.station.clock()).round_minutes) \
-                == 30
+            assert st.call(st.round_minutes) == 30
 
         # table 1 by hand: scores that contradict the winner are refused, then entered right
         enter("correct-form-1-1", (3, 5), "win-1-1-1")
@@ -280,8 +298,7 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
         assert api()["rounds"][0]["pairings"][0]["result"]["winners"] == [0]
         for table, scores, button in ((1, (4, 4), "draw-2-1"), (2, (6, 2), "win-2-2-1")):
             enter(f"correct-form-2-{table}", scores, button)
-            wait.until(lambda d, table=table: api()["rounds"][1]["pairings"][table - 1]
-                       ["result"] is not None)
+            wait.until(partial(entered, table))
         wait.until(lambda d: "Final standings" in d.find_element(By.ID,
                                                                   "standings-section").text)
         assert not driver.find_elements(By.ID, "pair")          # no round past the last
