@@ -192,6 +192,13 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
     def entered(table: int, _driver: Any) -> bool:
         return api()["rounds"][1]["pairings"][table - 1]["result"] is not None
 
+    def text_of(element_id: str) -> str:
+        """An element's text read in one go in the page (the live part is replaced often)."""
+        text: str = driver.execute_script(
+            "const e = document.getElementById(arguments[0]);"
+            "return e ? e.textContent : '';", element_id)
+        return text
+
     def said() -> str:
         text: str = driver.execute_script(
             "const r = document.getElementById('result'); return r ? r.textContent : '';")
@@ -268,7 +275,7 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
         minutes.clear()
         minutes.send_keys("30")
         click("clock-start")
-        wait.until(lambda d: "left" in d.find_element(By.ID, "round-clock").text)
+        wait.until(lambda d: "left" in text_of("round-clock"))
         for st in stations.values():
             wait_for(st.clocked, 10, "the round clock at the station")
             left = request(st.port, "GET", "/api/state").json()["snapshot"]["round_left"]
@@ -299,10 +306,9 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
         for table, scores, button in ((1, (4, 4), "draw-2-1"), (2, (6, 2), "win-2-2-1")):
             enter(f"correct-form-2-{table}", scores, button)
             wait.until(partial(entered, table))
-        wait.until(lambda d: "Final standings" in d.find_element(By.ID,
-                                                                  "standings-section").text)
+        wait.until(lambda d: "Final standings" in text_of("standings-section"))
         assert not driver.find_elements(By.ID, "pair")          # no round past the last
-        cross = driver.find_element(By.ID, "crosstable-section").text
+        cross = text_of("crosstable-section")
         assert "bye" in cross and "+" in cross                  # the bye and the forfeit
 
         # the final standings fit a phone
