@@ -10,6 +10,9 @@ order; the round clock, counted down on the station's page too; a wrong hand ent
 forfeit; round 2 paired; a late correction of round 1 warned and confirmed; round 2's results;
 the print view; the final standings, also at a phone's 390 px; the spectators' page.
 
+``TIKI_SHOTS=docs/images pytest -n 0 tests/test_tournament_event.py`` also writes the
+screenshots of docs/tournament.md (``docs/images/tournament-*.png``).
+
 Results are entered by hand at the referee's page (the station games are started, not played
 out): a station's own report is covered by ``test_tournament_dashboard``'s 16-player run.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -199,6 +203,21 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
             "return e ? e.textContent : '';", element_id)
         return text
 
+    shots = os.environ.get("TIKI_SHOTS")
+
+    def shot(name: str, size: tuple[int, int], element: str | None = None) -> None:
+        """With ``TIKI_SHOTS=DIR``: a screenshot of the page (or one element) at ``size``,
+        for docs/tournament.md; nothing otherwise."""
+        if not shots:
+            return
+        driver.set_window_size(*size)
+        time.sleep(0.3)
+        path = str(Path(shots) / f"tournament-{name}.png")
+        if element is None:
+            driver.save_screenshot(path)
+        else:
+            driver.find_element(By.ID, element).screenshot(path)
+
     def said() -> str:
         text: str = driver.execute_script(
             "const r = document.getElementById('result'); return r ? r.textContent : '';")
@@ -282,6 +301,17 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
             assert 1700 < left <= 1800
             assert st.call(st.round_minutes) == 30
 
+        shot("referee-desktop", (1280, 900))
+        shot("result-form-phone", (390, 844), "table-1-1")
+        if shots:
+            board = next(iter(stations.values()))
+            driver.get(f"http://127.0.0.1:{board.port}/")
+            wait.until(lambda d: "left" in text_of("round-clock"))
+            shot("station-clock-phone", (390, 844))
+            driver.get(dash.url + "/tournament")
+            driver.set_window_size(1200, 900)
+            wait.until(lambda d: d.find_elements(By.ID, "correct-form-1-1"))
+
         # table 1 by hand: scores that contradict the winner are refused, then entered right
         enter("correct-form-1-1", (3, 5), "win-1-1-1")
         wait.until(lambda d: "most fruit wins" in said())
@@ -322,12 +352,18 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
             "return Array.from(document.querySelectorAll('#standings tbody tr'))"
             ".map((r) => r.innerText);")
         assert len(rows) == 5
+        shot("standings-phone", (390, 844), "standings-section")
         driver.set_window_size(1200, 900)
 
         # the print view and the spectators' page
         printed = request(dash.port, "GET", "/tournament/print?round=2").text
         assert "<script" not in printed and all(n in printed for n in PLAYERS)
         watch = request(dash.port, "GET", "/watch").text
+        if shots:
+            driver.get(dash.url + "/tournament/print")
+            shot("print", (1000, 1200))
+            driver.get(dash.url + "/watch")
+            shot("watch-phone", (390, 844))
         assert 'id="watch-b1"' in watch and 'id="watch-b2"' in watch
     finally:
         driver.quit()
