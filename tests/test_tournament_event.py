@@ -11,7 +11,7 @@ forfeit; round 2 paired; a late correction of round 1 warned and confirmed; roun
 the print view; the final standings, also at a phone's 390 px; the spectators' page.
 
 ``TIKI_SHOTS=docs/images pytest -n 0 tests/test_tournament_event.py`` also writes the
-screenshots of docs/tournament.md (``docs/images/tournament-*.png``).
+screenshots of docs/tournament.md (the ``tournament-*.png`` files in docs/images).
 
 Results are entered by hand at the referee's page (the station games are started, not played
 out): a station's own report is covered by ``test_tournament_dashboard``'s 16-player run.
