@@ -9,6 +9,7 @@ event's current value on the dashboard's event loop, saves it after every step
 ``GET /tournament/live?v=N``        the page's changing part (204 while it is still version N)
 ``GET /api/tournament``             the tournament and its standings as JSON
 ``GET /tournament/standings.csv``   the standings (confirmed results only)
+``GET /tournament/results.trf``     the results as FIDE's TRF16 (two-player games)
 ``GET /tournament/pairings.csv``    every round's tables, boards and results
 ``GET /tournament/records.json``    referee: every tournament game's record, from the ledger
 ``GET /tournament/print?round=N``   pairings, table cards and standings for paper (no script)
@@ -485,6 +486,17 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                                                        f'{name}.csv"'})
         return endpoint
 
+    async def trf_file(_request: Request) -> Response:
+        """The results as FIDE's TRF16 (:func:`pi_app.tournament.export.trf`)."""
+        if tdesk.tournament is None:
+            return refuse(404, "no tournament yet")
+        try:
+            text = export.trf(tdesk.tournament)
+        except ValueError as exc:
+            return refuse(409, str(exc))
+        return Response(text.encode("utf-8"), media_type="text/plain; charset=utf-8", headers={
+            "content-disposition": f'attachment; filename="{desk.event}-results.trf"'})
+
     async def records(request: Request) -> Response:
         if access.referee(request) is None:
             return refuse(401, "log in as a referee first")
@@ -638,6 +650,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament", api),
         Route("/tournament/standings.csv", csv_of(export.standings_csv, "standings")),
         Route("/tournament/pairings.csv", csv_of(export.pairings_csv, "pairings")),
+        Route("/tournament/results.trf", trf_file),
         Route("/tournament/records.json", records),
         Route("/tournament/print", printed),
         Route("/api/tournament/new", action(new), methods=post),
