@@ -285,6 +285,28 @@ def test_contradictions_refused_late_corrections_warned_rulings_taken_back_and_s
     assert 'id="unconfirm-1-1"' in page and 'id="unconfirm-1-2"' not in page
 
 
+def test_taking_back_a_station_result_takes_back_its_boards_ruling(app: App) -> None:
+    """The table's result came from b1's game 7: "Take back" leaves it waiting for a referee
+    at the tournament and on the board's page alike (the ledger appends the take-back)."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami"})
+    referee.ok("players", {"names": "Ana\nBen"})
+    referee.ok("pair", {})
+    referee.ok("boards", {"tables": {"1": "b1"}})
+    seated = [app.t.player(p).name for p in app.t.rounds[0].table(1).seats]
+    app.station_game("b1", 7, seated, 1, [1], [2, 5])
+    referee.ok("confirm", {"table": 1})
+    assert app.desk.ledger.confirmation("b1", 7) is not None
+    referee.ok("unconfirm", {"table": 1})
+    assert app.result(1).game_id == 7 and not app.result(1).confirmed   # waits again
+    assert app.desk.ledger.confirmation("b1", 7) is None
+    assert ("b1", 7) not in app.desk.ledger.confirmations()
+    assert app.server.call(lambda: app.desk.summary("b1", True))["confirmed"] is None
+    referee.ok("confirm", {"table": 1})                         # and it can be ruled again
+    ruling = app.desk.ledger.confirmation("b1", 7)
+    assert ruling is not None and ruling["result"]["winners"] == [1]
+
+
 def test_planned_rounds_a_half_point_bye_a_forfeit_and_the_crosstable(app: App) -> None:
     """Issue 33: a beginning and an end, through the API and the page."""
     referee = login(app.server.port)

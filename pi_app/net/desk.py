@@ -529,6 +529,17 @@ class Desk:
         self._dirty.discard(board)
         return ruling
 
+    def unconfirm(self, board: str, game_id: int, referee: str, note: str = "") -> None:
+        """Take a game's ruling back (the tournament's "Take back"): the board shows its
+        reported result waiting for a referee again. Not told to the ruling listeners: the
+        tournament took it back first."""
+        self.ledger.unconfirm(board, game_id, referee, note)
+        self._confirmed.pop((board, game_id), None)
+        self._dirty.add(board)
+        with contextlib.suppress(RuntimeError):
+            self._notify({board})
+        self._dirty.discard(board)
+
     def export(self) -> list[JSON]:
         self.ledger.commit()
         return self.ledger.export(self.event)

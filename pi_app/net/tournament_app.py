@@ -386,6 +386,21 @@ class TournamentDesk:
         return tournament
 
 
+    def unconfirm(self, referee: str, table: int, round_number: int | None,
+                  late_ok: bool = False) -> Tournament:
+        """Take a table's ruling back; the station's game loses its ruling in the ledger too
+        (its board page shows the reported result waiting again)."""
+        tournament = self.apply(lambda t: director.unconfirm_result(
+            t, table, round_number=round_number, late_ok=late_ok), referee)
+        rnd = tournament.rounds[-1] if round_number is None else \
+            tournament.rounds[round_number - 1]
+        held = rnd.table(table).result  # a station's result stays, waiting again
+        if held is not None and held.board is not None and held.game_id is not None:
+            self.desk.unconfirm(held.board, held.game_id, referee,
+                                note=f"taken back: tournament round {rnd.number}, table {table}")
+        return tournament
+
+
 # -- request bodies -------------------------------------------------------------------------------
 def _int(value: Any, what: str) -> int:
     if isinstance(value, bool):
@@ -622,8 +637,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
 
     def unconfirm(user: str, body: Mapping[str, Any]) -> None:
         table, number, late_ok = _int(body.get("table"), "table"), _round_of(body), late(body)
-        tdesk.apply(lambda t: director.unconfirm_result(t, table, round_number=number,
-                                                        late_ok=late_ok), user)
+        tdesk.unconfirm(user, table, number, late_ok)
 
     async def printed(request: Request) -> Response:
         if tdesk.tournament is None:
