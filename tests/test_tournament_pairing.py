@@ -85,6 +85,29 @@ def test_the_station_shows_the_round_clock_and_a_resent_pairing_is_not_offered_a
     assert station.scene(table.now + 1000).round_minutes is None
 
 
+def test_a_pairing_put_off_with_back_is_offered_again_when_the_game_on_ends(
+        tmp_path: Path) -> None:
+    """BACK keeps the game on; the referee does not send the pairing again (it did not
+    change), so the station offers it again itself once that game is over."""
+    table = Table(tmp_path, "manami", {})
+    station = table.station
+    before = station.session.game_id
+    assert station.offer_pairing((1, 2, "manami", ("Ana", "Ben")), table.now, ends_in=600)
+    table.step(ButtonPressed(table.now, "back"))
+    assert station.status.change is None and station.session.game_id == before
+    station.render(table.now + 1)
+    assert station.status.change is None                       # the game on goes on
+    station.offer_draw(table.now + 2, agreed=1)                # the game on ends: a draw
+    table.step(ButtonPressed(table.now + 3, "ok"))
+    assert station.draw_agreed()
+    station.render(table.now + 4)
+    assert (station.status.change or {}).get("pairing") == [1, 2]
+    assert station.round_left(table.now + 4) == pytest.approx(596, abs=1)
+    table.step(ButtonPressed(table.now + 5, "back"))           # put off at a game over:
+    station.render(table.now + 6)
+    assert station.status.change is None                       # not offered in a loop
+
+
 def test_a_pairing_payload_reads_or_is_refused() -> None:
     good = json.dumps({"round": 1, "table": 2, "game": "manami", "players": ["A", "B"]})
     assert read_pairing(good.encode()) == PairingPayload(1, 2, "manami", ["A", "B"])

@@ -149,6 +149,8 @@ class Station:
         self.last_screen: Image.Image | None = None
         self._last_scene: fb.Scene | None = None
         self._player_names: tuple[int, tuple[str, ...]] | None = None
+        self._declined: tuple[JSON, int, bool] | None = None
+        """The referee's pairing offer the players put off with BACK (:meth:`_offer_again`)."""
         self.page_url = ""  # the page's address, the game-over screen's QR code (daemon)
         # The first-boot set-up (pi_app.referee.firstboot): its one-time code, address and QR
         # text, on a screen of their own until OK starts the table on the defaults.
@@ -644,6 +646,7 @@ class Station:
         when the clock changes: a game of that very pairing already on is then not offered
         again, only its clock changes."""
         change = self.status.change
+        self._declined = None  # a new word from the referee replaces an offer refused
         self.status.round_end = None if pairing is None or ends_in is None else now + ends_in
         if pairing is None:
             if change is not None and change.get("pairing") is not None:
@@ -666,7 +669,8 @@ class Station:
             self.render(now)
             return True
         self.status.change = {"game": game_name, "players": list(names), "options": checked,
-                              "pairing": [number, table]}
+                              "pairing": [number, table],
+                              "offer": [number, table, game_name, list(names)]}
         self.status.message = Said.gettext("round {round}, table {table}: {names}. OK starts it",
                                            round=number, table=table,
                                            names=" \u2013 ".join(names))
@@ -699,6 +703,8 @@ class Station:
                           options=change["options"])
             return
         if button == "back":
+            if change.get("offer") is not None:  # offered again once the game on is over
+                self._declined = (change, self.session.game_id, self._over())
             self.status.message = N_("new game refused: the game goes on")
             self._note("prompt", {"kind": "new_game_refused", "options": []})
             return
@@ -798,8 +804,27 @@ class Station:
             **self._shown_cells(state),
             language=self.config.station.language)
 
+    def _over(self) -> bool:
+        return self.session.game.is_over(self.session.state) or self.draw_agreed()
+
+    def _offer_again(self, now: float) -> None:
+        """The referee's pairing the players put off with BACK (to finish the game on) is
+        offered again once that game is over: the referee sends it only when it changes."""
+        declined = self._declined
+        if declined is None or self.status.change is not None or not self._over():
+            return
+        change, game_id, over_then = declined
+        if over_then and game_id == self.session.game_id:
+            return  # put off at a game over: not again until another game ends
+        self._declined = None
+        number, table, game_name, names = change["offer"]
+        end = self.status.round_end  # the clock counts on from when the pairing came
+        self.offer_pairing((number, table, game_name, names), now,
+                           None if end is None else max(0.0, end - now))
+
     def render(self, now: float) -> None:
         """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""
+        self._offer_again(now)
         scene = self.scene(now)
         try:
             self.last_frame = fb.led_frame(scene, self.geometry, now)
