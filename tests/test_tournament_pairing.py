@@ -101,7 +101,8 @@ def test_a_pairing_put_off_with_back_is_offered_again_when_the_game_on_ends(
     table.step(ButtonPressed(table.now + 3, "ok"))
     assert station.draw_agreed()
     station.render(table.now + 4)
-    assert (station.status.change or {}).get("pairing") == [1, 2]
+    change = station.status.change
+    assert change is not None and change.get("pairing") == [1, 2]
     assert station.round_left(table.now + 4) == pytest.approx(596, abs=1)
     table.step(ButtonPressed(table.now + 5, "back"))           # put off at a game over:
     station.render(table.now + 6)
