@@ -146,6 +146,7 @@ def own_pins(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
                                                              own_pins: None) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     started = time.monotonic()
@@ -328,7 +329,7 @@ def test_a_whole_event_from_referee_setup_to_final_standings(tmp_path: Path,
         pair_and_start(2)
         # a late correction of round 1: warned with round 2's tables, then confirmed
         enter("correct-form-1-1", (5, 3), "win-1-1-1")
-        alert = wait.until(lambda d: d.switch_to.alert)
+        alert = wait.until(expected_conditions.alert_is_present())
         assert "round 2" in alert.text
         alert.accept()
         wait.until(lambda d: said() == "Done.")
