@@ -68,7 +68,8 @@ def start_network(config: Config, station: Station, store: EventStore, notices: 
             offer = None if payload is None else (payload.round, payload.table, payload.game,
                                                   tuple(payload.players))
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(lambda: station.offer_pairing(offer, station.clock()))
+                loop.call_soon_threadsafe(lambda: station.offer_pairing(
+                    offer, station.clock(), None if payload is None else payload.ends_in))
 
         try:
             from pi_app.net import mqtt

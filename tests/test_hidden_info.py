@@ -11,9 +11,10 @@ result. Everything each public channel emits while the game is on is collected:
 * MQTT, through the real mosquitto: every message the referee's session receives (a
   station's credentials are on every table, and the ACL is one mistake away from letting
   anyone read), and what the broker retains for anyone who subscribes mid-game;
-* the referee dashboard without a login: overview, board page, both JSON APIs, both live
-  streams, and the export (refused). A logged-in referee's board view and export are checked
-  too: during a game they hold only what MQTT carried, the public form.
+* the referee dashboard without a login: overview, board page, the spectators' ``/watch``,
+  both JSON APIs, both live streams, and the export (refused). A logged-in referee's board
+  view and export are checked too: during a game they hold only what MQTT carried, the
+  public form.
 
 The hidden facts are taken from the game's own set-up (the cards in the engine's state, the
 stacks and piece names of the TacTiki set-up), not from the redaction code, and searched for in
@@ -429,7 +430,7 @@ def _station_page(port: int, phase: str, seen: Channels) -> None:
 
 
 def _dashboard(port: int, board: str, phase: str, seen: Channels, cookie: str) -> None:
-    for path in ("/", f"/board/{board}"):
+    for path in ("/", f"/board/{board}", "/watch"):   # /watch: the spectators' page
         page = request(port, "GET", path)
         assert page.status == 200, page.text
         for part in page_parts(page.text):
@@ -531,6 +532,7 @@ def test_no_hidden_fact_leaves_a_game_before_it_ends(broker: Broker, tmp_path: P
     assert table.kinds == GAME_KINDS[game_name], "the table must store every kind of event"
     for channel in ("station /api/stream", "station /api/state", "station /board.svg",
                     "station /", "dashboard /api/stream", "dashboard /board/",
+                    "dashboard /watch",
                     "dashboard /api/board", "referee /api/board", "mqtt tiki/",
                     "mqtt retained tiki/"):
         assert any(w.startswith(channel) for w, _ in seen.seen["play"]), f"nothing from {channel}"

@@ -68,6 +68,12 @@ def test_station_page_is_live_and_refuses_actions_without_pin(driver: Any,
         server.call(sim.step)
         wait.until(lambda d: _count(d, "#moves li") == before + 1)  # live, no reload
         assert _count(driver, "#picture svg rect[data-cell]") >= 9
+        assert not driver.find_element(By.ID, "round-clock").is_displayed()  # no clock
+        server.call(lambda: sim.feed.update({**sim.feed.snapshot, "round_left": 125}))
+        wait.until(lambda d: d.find_element(By.ID, "round-clock").text in (
+            "Round clock: 2:05 left", "Round clock: 2:04 left"))   # counted down on the page
+        server.call(lambda: sim.feed.update({**sim.feed.snapshot, "round_left": 0}))
+        wait.until(lambda d: "time is up" in d.find_element(By.ID, "round-clock").text)
 
         driver.find_element(By.ID, "undo").click()                  # no PIN typed
         wait.until(lambda d: "PIN" in d.find_element(By.ID, "result").text)
@@ -102,11 +108,11 @@ def test_dashboard_shows_a_published_move_live(driver: Any, broker: Broker,
             driver.get(dash.server.url + "/")
             wait = WebDriverWait(driver, 10)
             wait.until(lambda d: _count(d, "#row-t37") == 1)
-            assert EVIL in str(_cell(driver, "row-t37", 3))
+            assert EVIL in str(_cell(driver, "row-t37", 5))
             assert _count(driver, "#row-t37 img") == 0              # text, not markup
-            moves = int(_cell(driver, "row-t37", 5) or 0)
+            moves = int(_cell(driver, "row-t37", 7) or 0)
             sim.step()                                              # a move at table t37
-            wait.until(lambda d: _cell(d, "row-t37", 5) == str(moves + 1))
+            wait.until(lambda d: _cell(d, "row-t37", 7) == str(moves + 1))
 
             driver.get(dash.server.url + "/board/t37")
             wait.until(lambda d: _count(d, "#picture svg") == 1)

@@ -875,3 +875,47 @@ def test_the_store_keeps_planned_rounds_forfeits_and_half_point_byes(tmp_path: P
         assert store.load() == t
         assert [c.action for c in store.confirmations()] == ["forfeit"]
     assert t.planned == 4 and t.half_byes == ("p1",) and any(p.half for p in t.rounds[0].pairings)
+
+
+def test_trf_writes_fide_columns_for_games_forfeits_and_byes() -> None:
+    """FIDE's TRF16 (C.04 Annex 2): ``001``, starting rank in 5-8, name from 15, rating 49-52,
+    points 81-84, rank 86-89, then per round from 92: opponent (4), seat ``w``/``b``, result."""
+    t = director.new_tournament("cup", "manami", seed=1, rounds=2)
+    t = director.add_player(t, "Ana", rating=1500)
+    t = director.add_players(t, ["Ben", "Caro", "Dan", "Eve"])
+    t = director.ask_half_bye(t, t.players[4].id)           # Eve asks for a half-point bye
+    t = director.pair_next_round(t)
+    tables = [p for p in t.rounds[0].pairings if not p.bye]
+    t = director.confirm_result(t, tables[0].table, "ref", scores=[4, 4], winners=[])
+    t = director.confirm_result(t, tables[1].table, "ref", scores=[0, 0], winners=[1],
+                                forfeit=True)
+    t = director.pair_next_round(t)
+    text = export.trf(t)
+    lines = text.split("\r\n")
+    assert text.endswith("\r\n") and lines[:3] == ["012 cup", "062 5", "092 Swiss, manami "
+                                                                        "(tikiboard)"]
+    rows = {line[14:47].rstrip(): line for line in lines if line.startswith("001")}
+    assert list(rows) == ["Ana", "Ben", "Caro", "Dan", "Eve"]
+    assert rows["Ana"][4:8] == "   1" and rows["Ana"][48:52] == "1500"
+
+    def round_of(name: str, number: int) -> str:
+        start = 91 + 10 * (number - 1)
+        return rows[name][start:start + 8]
+
+    eve = t.players[4].id
+    assert round_of("Eve", 1) == "0000 - H" and rows["Eve"][80:84] == " 0.5"
+    drawn, forfeited = tables[0], tables[1]
+    first, second = (t.player(p).name for p in drawn.seats)
+    assert round_of(first, 1) == f"{t.number(drawn.seats[1]):04d} w ="
+    assert round_of(second, 1) == f"{t.number(drawn.seats[0]):04d} b ="
+    came, absent = (t.player(p).name for p in reversed(forfeited.seats))
+    assert round_of(came, 1)[-1] == "+" and round_of(absent, 1)[-1] == "-"
+    # round 2 is paired, not played: its games wait (blank), its allocated bye counts
+    bye = next(p for p in t.rounds[1].pairings if p.bye)
+    assert round_of(t.player(bye.seats[0]).name, 2) == "0000 - U"
+    played = [n for n in rows if n != t.player(bye.seats[0]).name]
+    assert all(round_of(n, 2)[5] in "wb" and round_of(n, 2)[7] == " " for n in played)
+    points = {s.name: s.points for s in standings(t)}
+    assert all(float(rows[n][80:84]) == points[n] for n in rows) and eve
+    with pytest.raises(ValueError, match="Topple"):
+        export.trf(director.new_tournament("cup", "topple"))

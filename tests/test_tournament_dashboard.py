@@ -195,8 +195,14 @@ def test_a_round_through_the_api_with_clear_refusals(app: App, tmp_path: Path) -
     assert any("Zed, Yan" in n and "not taken" in n for n in app.tdesk.notices)
     assert {s["points"] for s in app.tdesk.as_json()["standings"]} == {0.0}  # not confirmed
     shown = referee.get("/tournament").text                  # the form shows seat 2 won
-    assert re.search(r'id="correct-form-1-1">.*?name="scores"[^>]*value="2 5".*?'
-                     r'name="winners"[^>]*value="2"', shown)
+    form = re.search(r'id="correct-form-1-1".*?</form>', shown)
+    assert form is not None
+    assert re.search(rf'<span>{names[0]}</span> <input type="number" name="score-0"[^>]*'
+                     rf'value="2">.*<span>{names[1]}</span> <input [^>]*value="5"', form[0])
+    assert re.search(rf'id="win-1-1-2" data-winners="1" aria-pressed="true">{names[1]} won<',
+                     form[0])
+    assert 'id="win-1-1-1" data-winners="0" aria-pressed="false"' in form[0]
+    assert 'id="draw-1-1" data-winners="" aria-pressed="false">Draw<' in form[0]
 
     status, data = referee.post("pair", {})
     assert status == 409 and "round 1 is not finished: table(s) 1, 2" in data["error"]
@@ -277,6 +283,28 @@ def test_contradictions_refused_late_corrections_warned_rulings_taken_back_and_s
                      ("confirm", "1", "2", "confirmed (corrected)", "5 : 3"),
                      ("confirm", "1", "1", "confirmed (corrected)", "5 : 3")]
     assert 'id="unconfirm-1-1"' in page and 'id="unconfirm-1-2"' not in page
+
+
+def test_taking_back_a_station_result_takes_back_its_boards_ruling(app: App) -> None:
+    """The table's result came from b1's game 7: "Take back" leaves it waiting for a referee
+    at the tournament and on the board's page alike (the ledger appends the take-back)."""
+    referee = login(app.server.port)
+    referee.ok("new", {"game": "manami"})
+    referee.ok("players", {"names": "Ana\nBen"})
+    referee.ok("pair", {})
+    referee.ok("boards", {"tables": {"1": "b1"}})
+    seated = [app.t.player(p).name for p in app.t.rounds[0].table(1).seats]
+    app.station_game("b1", 7, seated, 1, [1], [2, 5])
+    referee.ok("confirm", {"table": 1})
+    assert app.desk.ledger.confirmation("b1", 7) is not None
+    referee.ok("unconfirm", {"table": 1})
+    assert app.result(1).game_id == 7 and not app.result(1).confirmed   # waits again
+    assert app.desk.ledger.confirmation("b1", 7) is None
+    assert ("b1", 7) not in app.desk.ledger.confirmations()
+    assert app.server.call(lambda: app.desk.summary("b1", True))["confirmed"] is None
+    referee.ok("confirm", {"table": 1})                         # and it can be ruled again
+    ruling = app.desk.ledger.confirmation("b1", 7)
+    assert ruling is not None and ruling["result"]["winners"] == [1]
 
 
 def test_planned_rounds_a_half_point_bye_a_forfeit_and_the_crosstable(app: App) -> None:
@@ -528,12 +556,11 @@ def test_a_16_player_tournament_on_8_stations_from_the_referees_page(
                             scores, winners = scores[::-1], [1 - winners[0]]
                         else:
                             scores, winners = [scores[0] + 1, scores[1]], [0]
-                        for name, value in (("scores", " ".join(map(str, scores))),
-                                            ("winners", str(winners[0] + 1))):
-                            field = form.find_element(By.NAME, name)
+                        for seat, value in enumerate(scores):  # a field per seat
+                            field = form.find_element(By.NAME, f"score-{seat}")
                             field.clear()                     # it shows the reported result
-                            field.send_keys(value)
-                        _click(driver, f"correct-{number}-{table}")
+                            field.send_keys(str(value))
+                        _click(driver, f"win-{number}-{table}-{winners[0] + 1}")
                         expected = director.confirm_result(expected, table, "alice",
                                                            scores=scores, winners=winners)
                     else:

@@ -8,11 +8,13 @@ result is in; the real broker lets only the referee write a pairing and only its
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
 import re
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -27,9 +29,16 @@ from pi_app.net.schema import PairingPayload, PayloadError, read_pairing
 from pi_app.net.simstation import SimStation
 from pi_app.net.tournament_app import near_names
 from pi_app.readings import ButtonPressed
+from pi_app.referee import feedback as fb
+from pi_app.referee.feed import Phase
 from pi_app.tournament import director
 
 __all__ = ["broker"]
+
+
+def screen_text(image: object) -> bytes:
+    """The OLED picture's bytes, to tell two screens apart."""
+    return image.tobytes()  # type: ignore[attr-defined, no-any-return]
 
 
 def test_the_station_offers_the_pairing_and_ok_starts_it_with_the_names(tmp_path: Path) -> None:
@@ -47,6 +56,57 @@ def test_the_station_offers_the_pairing_and_ok_starts_it_with_the_names(tmp_path
     assert station.offer_pairing(None, table.now) and station.status.change is None
     assert not station.offer_pairing((3, 1, "manami", ("Cai", "Dai", "Eve")), table.now)
     assert "cannot be played here" in station.status.message
+
+
+def test_the_station_shows_the_round_clock_and_a_resent_pairing_is_not_offered_again(
+        tmp_path: Path) -> None:
+    """The pairing's ``ends_in`` is counted on the station's own clock: the OLED's header and
+    the feed (the page counts down from it) say what is left, and time up once it is 0. The
+    referee sends the pairing again when the clock changes: the game already on is kept."""
+    table = Table(tmp_path, "manami", {})
+    station = table.station
+    assert station.offer_pairing((1, 2, "manami", ("Ana", "Ben")), table.now, ends_in=600)
+    table.step(ButtonPressed(table.now, "ok"))
+    game_id = station.session.game_id
+    scene = station.scene(table.now + 1)
+    assert scene.round_minutes == 10 and station.status.change is None
+    assert station.snapshot(scene).round_left == 600
+    assert station.offer_pairing((1, 2, "manami", ("Ana", "Ben")), table.now + 5, ends_in=900)
+    assert station.status.change is None and station.session.game_id == game_id
+    assert station.scene(table.now + 5 + 850).round_minutes == 1
+    up = station.scene(table.now + 5 + 901)
+    assert up.round_minutes == 0
+    playing = dataclasses.replace(up, phase=Phase.PLAY, fixes=(), guidance_kind=None)
+    assert fb.screen_name(playing) == "play"
+    screens = {screen_text(fb.screen(dataclasses.replace(playing, round_minutes=m)))
+               for m in (None, 0, 10)}
+    assert len(screens) == 3                              # the header says the clock
+    assert station.offer_pairing(None, table.now + 1000) and station.round_left(2000) is None
+    assert station.scene(table.now + 1000).round_minutes is None
+
+
+def test_a_pairing_put_off_with_back_is_offered_again_when_the_game_on_ends(
+        tmp_path: Path) -> None:
+    """BACK keeps the game on; the referee does not send the pairing again (it did not
+    change), so the station offers it again itself once that game is over."""
+    table = Table(tmp_path, "manami", {})
+    station = table.station
+    before = station.session.game_id
+    assert station.offer_pairing((1, 2, "manami", ("Ana", "Ben")), table.now, ends_in=600)
+    table.step(ButtonPressed(table.now, "back"))
+    assert station.status.change is None and station.session.game_id == before
+    station.render(table.now + 1)
+    assert station.status.change is None                       # the game on goes on
+    station.offer_draw(table.now + 2, agreed=1)                # the game on ends: a draw
+    table.step(ButtonPressed(table.now + 3, "ok"))
+    assert station.draw_agreed()
+    station.render(table.now + 4)
+    change = station.status.change
+    assert change is not None and change.get("pairing") == [1, 2]
+    assert station.round_left(table.now + 4) == pytest.approx(596, abs=1)
+    table.step(ButtonPressed(table.now + 5, "back"))           # put off at a game over:
+    station.render(table.now + 6)
+    assert station.status.change is None                       # not offered in a loop
 
 
 def test_a_pairing_payload_reads_or_is_refused() -> None:
@@ -79,6 +139,12 @@ def test_the_dashboard_sends_each_board_its_table_and_clears_it_once_played(
             ("b2", 1, 2, "manami",
              [t.player(pid).name for pid in t.rounds[0].table(2).seats])]
         sent.clear()
+        # the overview's round and table columns, on the page and in its live rows
+        assert [(r["board"], r["round"], r["table"]) for r in app.desk.overview(False)] == [
+            ("b1", 1, 1), ("b2", 1, 2), ("b3", None, None)]
+        page = urllib.request.urlopen(app.server.url + "/").read().decode()
+        assert re.search(r'id="row-b2".*?<td class="c-round">1</td><td class="c-table">2</td>',
+                         page)
         tdesk.apply(lambda t: director.assign_boards(t, {1: "b1"}))   # nothing changed
         assert sent == []
         tdesk.apply(lambda t: director.report_result(t, "b1", 4, [5, 2], [0]))

@@ -20,6 +20,7 @@ Subcommands:
     event = "open25"
     db = "referee.sqlite"                   # relative paths are relative to this file
     tournament = "tournament.sqlite"        # the tournament (players, rounds, results), 0600
+    spectator_delay = 0                     # seconds the spectators' /watch page is late
     stations_file = "stations.json"         # the event's boards (written by setup), or:
     # boards = ["table-1", "table-2"]       # listed here instead
     [broker]
@@ -82,6 +83,9 @@ class DashboardConfig:
     speaks (a table whose station never came up is otherwise invisible)."""
     tournament: Path | None = None
     """The tournament's file (``/tournament``); None: ``tournament.sqlite`` next to ``db``."""
+    spectator_delay: float = 0.0
+    """Seconds the spectators' page (``/watch``) shows the boards late (0: live), as chess
+    broadcasts delay the moves (:mod:`pi_app.net.spectate`)."""
     client_id: str | None = None
     """MQTT client id of the dashboard's session (default: its MQTT user name, which the
     tournament broker enforces; another id matters only on a broker without that rule)."""
@@ -124,7 +128,16 @@ def load_config(path: str | Path) -> DashboardConfig:
         boards=_boards(path, data, base),
         host=str(web.get("host", "127.0.0.1")), port=int(web.get("port", 8090)),
         secret=read_secret(secret_file),
-        secure_cookie=bool(web.get("secure_cookie", False)), referees=dict(referees))
+        secure_cookie=bool(web.get("secure_cookie", False)), referees=dict(referees),
+        spectator_delay=_delay(path, data))
+
+
+def _delay(path: Path, data: dict[str, Any]) -> float:
+    """``spectator_delay``: seconds, 0 or more (0 by default)."""
+    value = data.get("spectator_delay", 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ConfigError(f"{path}: spectator_delay: seconds, 0 or more, not {value!r}")
+    return float(value)
 
 
 def _boards(path: Path, data: dict[str, Any], base: Path) -> tuple[str, ...]:
@@ -197,6 +210,7 @@ def build_dashboard(config: DashboardConfig) -> tuple[Starlette, Desk]:
         "tournament.sqlite"))
     desk.result_listeners.append(tournament.on_result)
     desk.ruling_listeners.append(tournament.on_ruling)
+    desk.spectate(config.spectator_delay)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

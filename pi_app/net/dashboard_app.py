@@ -58,6 +58,7 @@ from pi_app.net.auth import Brake, CookieSigner, verify_password
 from pi_app.net.desk import Desk
 from pi_app.net.eventlog import feed_text
 from pi_app.net.limits import DEFAULT_MAX_BODY, BodyLimit, StreamCap
+from pi_app.net.spectate import watch_html
 from pi_app.net.tournament_app import Access, ExtraRoutes
 from pi_app.net.web import HEARTBEAT, SecurityHeaders, client_of, sse, static_routes
 
@@ -104,8 +105,11 @@ def _row(r: Mapping[str, Any], words: dict[str, str] | None = None) -> str:
     status = said.get(f"s_{r['status']}", r["status_text"])
     title = str(r["title"] or "")
     title = said.get(f"title:{title}", title)
+    number, table = r.get("round"), r.get("table")
     return (f'<tr id="row-{board}" data-status="{escape(r["status"])}">'
             f'<td class="c-board"><a href="/board/{board}">{board}</a></td>'
+            f'<td class="c-round">{"" if number is None else int(number)}</td>'
+            f'<td class="c-table">{"" if table is None else int(table)}</td>'
             f'<td class="c-status"><span class="badge s-{escape(r["status"])}">'
             f'{escape(status)}</span>{gap}{_malformed(r, said)}</td>'
             f'<td class="c-game">{escape(title)}</td>'
@@ -217,6 +221,13 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
             return refuse(404, "no such board")
         return JSONResponse(desk.detail(name, full=referee(request) is not None,
                                         lang=asked(request)))
+
+    async def watch(request: Request) -> Response:
+        """The spectators' page: public, read-only, late by the event's delay."""
+        lang = reader(request)
+        delay = desk.broadcast.delay if desk.broadcast is not None else 0.0
+        return HTMLResponse(watch_html(desk.event, desk.spectator_rows(), delay, lang),
+                            headers={"vary": "Accept-Language", "cache-control": "no-store"})
 
     async def api_stats(_request: Request) -> Response:
         return JSONResponse(desk.stats())
@@ -352,7 +363,7 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
     routes = [
         Route("/", overview), Route("/board/{board}", board_page),
         Route("/api/boards", api_boards), Route("/api/board/{board}", api_board),
-        Route("/api/stats", api_stats), Route("/api/stream", stream),
+        Route("/api/stats", api_stats), Route("/api/stream", stream), Route("/watch", watch),
         Route("/login", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/api/board/{board}/confirm", confirm, methods=["POST"]),

@@ -53,6 +53,7 @@ from pi_app.net.ledger import Ledger
 from pi_app.net.redact import public_event, public_snapshot
 from pi_app.net.schema import PayloadError, check, check_event_data
 from pi_app.net.sizes import TooBig, check_bytes, check_sizes
+from pi_app.net.spectate import Broadcast, public_row
 from pi_app.net.svg import board_svg
 from pi_app.referee.feed import StationStatus
 
@@ -188,6 +189,12 @@ class Desk:
         """Called with (board, game id, result) for each station result stored (tournament)."""
         self.ruling_listeners: list[Callable[[str, int, JSON], None]] = []
         """Called with (board, game id, ruling) for each referee's ruling (tournament)."""
+        self.broadcast: Broadcast | None = None
+        """The spectators' page's rows, kept to be shown late (:meth:`spectate`; None: the
+        page shows the boards as they are)."""
+        self.placement: Callable[[str], tuple[int, int] | None] | None = None
+        """The round and table a board serves now (the tournament's; None: no tournament),
+        for the overview's round and table columns: the desk knows no tournament itself."""
         self._restore()
 
     def _restore(self) -> None:
@@ -344,9 +351,39 @@ class Desk:
         dirty, self._dirty = self._dirty, set()
         self._notify(dirty)
 
+    def spectate(self, delay: float) -> None:
+        """Keep the spectators' rows to show them ``delay`` seconds late (from now on; the
+        boards known now are recorded as they are, so they too appear only after it)."""
+        self.broadcast = Broadcast(delay) if delay > 0 else None
+        if self.broadcast is not None:
+            for board, view in self.boards.items():
+                if view.state is not None:  # a board never heard from has nothing to show
+                    self.broadcast.record(board, self.public_row(board))
+
+    def public_row(self, board: str) -> JSON:
+        """A board as a spectator sees it (:func:`pi_app.net.spectate.public_row`): built
+        from the summary without a login and the public moves only."""
+        state = self.boards[board].state or {}
+        return public_row(self.summary(board, False), public_snapshot(state).get("moves") or [])
+
+    def spectator_rows(self) -> list[JSON]:
+        """The spectators' page's rows: each board as it was ``delay`` ago, or as it is."""
+        if self.broadcast is not None:
+            return self.broadcast.rows()
+        return [self.public_row(b) for b in sorted(self.boards)
+                if self.boards[b].state is not None]
+
+    def touch(self, boards: Iterable[str]) -> None:
+        """Send these boards' rows to the pages again (their round or table changed)."""
+        self._notify({b for b in boards if b in self.boards})
+
     def _notify(self, boards: set[str]) -> None:
         if not boards:
             return
+        if self.broadcast is not None:
+            for board in boards:
+                if self.boards[board].state is not None:
+                    self.broadcast.record(board, self.public_row(board))
         for watcher in self.watchers:
             mine = boards if watcher.board is None else boards & {watcher.board}
             if mine:
@@ -379,8 +416,11 @@ class Desk:
         last_move = moves[-1] if moves else None
         status = view.status(confirmed is not None)
         now = time.time()
+        placed = None if self.placement is None else self.placement(board)
         return {
             "board": board, "status": status, "online": view.online,
+            "round": None if placed is None else placed[0],
+            "table": None if placed is None else placed[1],
             "status_text": STATUS_TEXT.get(status, status.value),
             "heard_s": None if view.heard is None else round(max(0.0, now - view.heard), 1),
             "behind_s": None if view.last_lag is None else round(view.last_lag, 1),
@@ -488,6 +528,17 @@ class Desk:
             self._notify({board})
         self._dirty.discard(board)
         return ruling
+
+    def unconfirm(self, board: str, game_id: int, referee: str, note: str = "") -> None:
+        """Take a game's ruling back (the tournament's "Take back"): the board shows its
+        reported result waiting for a referee again. Not told to the ruling listeners: the
+        tournament took it back first."""
+        self.ledger.unconfirm(board, game_id, referee, note)
+        self._confirmed.pop((board, game_id), None)
+        self._dirty.add(board)
+        with contextlib.suppress(RuntimeError):
+            self._notify({board})
+        self._dirty.discard(board)
 
     def export(self) -> list[JSON]:
         self.ledger.commit()

@@ -12,6 +12,7 @@ Tables::
     records(board, game_id, record)                           the latest record each station sent
     latest(board, leaf, payload, received)                    last status / state per board
     confirmations(id, board, game_id, result, referee, note, t)   every ruling, newest wins
+                                                  (a result {"taken_back": true}: none)
     gaps(board, first, last, t)                               event numbers that never came
     logouts(session, expires)                                 referee sessions ended by log-out
 
@@ -66,6 +67,10 @@ CREATE TABLE IF NOT EXISTS gaps (
 CREATE TABLE IF NOT EXISTS logouts (
     session TEXT PRIMARY KEY, expires REAL NOT NULL) WITHOUT ROWID;
 """
+
+
+#: A ``confirmations`` row with this key true in its result takes the game's ruling back.
+TAKEN_BACK = "taken_back"
 
 
 def _loads(text: str) -> JSON | None:
@@ -267,6 +272,11 @@ class Ledger:
         return {"board": board, "game_id": game_id, "result": result, "referee": referee,
                 "note": note, "t": t}
 
+    def unconfirm(self, board: str, game_id: int, referee: str, note: str = "") -> None:
+        """A ruling taken back: appended (the table is never rewritten) as a row whose result
+        is ``{"taken_back": true}``; the game then has no ruling, as before the first one."""
+        self.confirm(board, game_id, {TAKEN_BACK: True}, referee, note)
+
     # -- referee sessions ended by log-out --------------------------------------------------------
     def log_out(self, session: str, expires: float) -> None:
         """Remember an ended session until its cookie would have expired anyway."""
@@ -287,14 +297,20 @@ class Ledger:
             "ORDER BY id DESC LIMIT 1", (board, game_id)).fetchone()
         if row is None:
             return None
-        return {"result": json.loads(row[0]), "referee": row[1], "note": row[2], "t": row[3]}
+        result = json.loads(row[0])
+        if isinstance(result, dict) and result.get(TAKEN_BACK):
+            return None
+        return {"result": result, "referee": row[1], "note": row[2], "t": row[3]}
 
     def confirmations(self) -> dict[tuple[str, int], JSON]:
         out: dict[tuple[str, int], JSON] = {}
         for board, game_id, result, referee, note, t in self.db.execute(
                 "SELECT board, game_id, result, referee, note, t FROM confirmations ORDER BY id"):
-            out[(board, game_id)] = {"result": json.loads(result), "referee": referee,
-                                     "note": note, "t": t}
+            ruled = json.loads(result)
+            if isinstance(ruled, dict) and ruled.get(TAKEN_BACK):
+                out.pop((board, game_id), None)
+                continue
+            out[(board, game_id)] = {"result": ruled, "referee": referee, "note": note, "t": t}
         return out
 
     # -- the event's records ---------------------------------------------------------------------

@@ -90,6 +90,8 @@ def page_words(_: Callable[[str], str]) -> dict[str, str]:
         "review_slip": _("{name}, move {number}: {move} (better: {better})"),
         "review_none": _("{name}: no move lost much."),
         "review_partial": _("(the first {count} moves reviewed)"),
+        "round_clock": _("Round clock: {time} left"),
+        "round_up": _("Round clock: time is up, the referee rules"),
     }
 
 
@@ -97,7 +99,8 @@ def dashboard_words(_: Callable[[str], str]) -> dict[str, str]:
     """The words of the dashboard's overview (the public grid) in one language, as
     :func:`page_words` are the station page's: the server's rows and the script's."""
     return {
-        "board": _("Board"), "status": _("Status"), "game": _("Game"), "players": _("Players"),
+        "board": _("Board"), "round": _("Round"), "table": _("Table"),
+        "status": _("Status"), "game": _("Game"), "players": _("Players"),
         "scores": _("Scores"), "moves": _("Moves"), "last_move": _("Last move"),
         "feed": _("Feed"), "result": _("Result"), "boards": _("{count} boards"),
         "tournament": _("tournament"), "language": _("Language"), "gap": _("gap"),
@@ -338,8 +341,17 @@ svg .ghost{animation:ghost 1.6s ease-in-out infinite alternate}
 #address figcaption{font-family:monospace;font-size:.85em;word-break:break-all}
 #games-table{font-size:.9em}#past{flex-basis:100%}
 .scroll{overflow-x:auto;max-width:100%}
+.result-form fieldset{display:flex;flex-direction:column;gap:.5em;border:1px solid #ccc}
+.result-form .scores,.result-form .winners{display:flex;flex-wrap:wrap;gap:.5em}
+.result-form label.score{display:flex;flex-direction:column;font-size:.9em}
+.result-form input[type=number]{width:4.5em;font-size:1.1em;padding:.3em}
+.result-form button{min-height:2.75em;padding:.3em .8em}
+button[aria-pressed=true]{outline:3px solid #2e7d32}
 @media (max-width:40em){main{padding:.5em;gap:1em}section{min-width:0;width:100%}
-.picture svg{width:100%;max-height:60vh}}
+.picture svg{width:100%;max-height:60vh}
+#standings .wide{display:none}#standings td,#standings th{padding:.25em .35em}
+.round thead{display:none}.round table,.round tbody,.round tr,.round td{display:block}
+.round tr{border-bottom:2px solid #ccc;padding:.4em 0}.round td{border:0;padding:.1em 0}}
 """
 
 STATION_HTML = """<!doctype html>
@@ -355,6 +367,7 @@ STATION_HTML = """<!doctype html>
 <section>
 <table id="players">{{{players}}}</table>
 <p id="waiting">{{waiting}}</p>
+<p id="round-clock" role="timer" hidden></p>
 <p id="island">{{island}}</p>
 <ul id="guidance">{{{guidance}}}</ul>
 <h2>{{w_moves}}</h2><ol id="moves" class="moves">{{{moves}}}</ol>
@@ -561,8 +574,24 @@ function show(data) {
   // back) scrolls it there; a reader who scrolled back is left there until the list changes.
   if (following) moves.scrollTop = moves.scrollHeight;
   document.body.dataset.seq = String(s.seq || 0);
+  roundLeft = typeof s.round_left === "number" ? s.round_left : null;
+  roundAt = Date.now();
+  roundTick();
   pastGames(s);
 }
+// The tournament round's clock: the snapshot says the seconds left when it was made (the
+// station's count, not a time of day); the page counts down from when it got it.
+let roundLeft = null, roundAt = 0;
+function roundTick() {
+  const shown = document.getElementById("round-clock");
+  shown.hidden = roundLeft === null;
+  if (roundLeft === null) return;
+  const left = Math.max(0, roundLeft - Math.floor((Date.now() - roundAt) / 1000));
+  const mmss = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+  shown.textContent = left === 0 ? say("round_up", "Round clock: time is up, the referee rules")
+    : say("round_clock", "Round clock: {time} left", {time: mmss});
+}
+setInterval(roundTick, 1000);
 async function act(name, args) {
   const out = document.getElementById("result");
   const lang = encodeURIComponent(document.documentElement.lang || "en");
@@ -662,7 +691,8 @@ DASHBOARD_HTML = """<!doctype html>
 <nav id="languages" aria-label="{{w_language}}">{{{languages}}}</nav>
 {{{account}}}</header>
 <main><section class="grid-box">
-<table class="grid"><thead><tr><th>{{w_board}}</th><th>{{w_status}}</th><th>{{w_game}}</th>
+<table class="grid"><thead><tr><th>{{w_board}}</th><th>{{w_round}}</th><th>{{w_table}}</th>
+<th>{{w_status}}</th><th>{{w_game}}</th>
 <th>{{w_players}}</th><th>{{w_scores}}</th><th>{{w_moves}}</th><th>{{w_last_move}}</th>
 <th>{{w_feed}}</th><th>{{w_result}}</th></tr></thead>
 <tbody id="grid">{{{rows}}}</tbody></table>
@@ -775,7 +805,9 @@ function row(s) {
     bad.title = s.problem || "";
     status.append(bad);
   }
-  tr.append(cell, status, el("td", say("title:" + s.title, s.title || s.game || ""), "c-game"),
+  const number = (v) => (typeof v === "number" ? String(v) : "");
+  tr.append(cell, el("td", number(s.round), "c-round"), el("td", number(s.table), "c-table"),
+            status, el("td", say("title:" + s.title, s.title || s.game || ""), "c-game"),
             el("td", (s.players || []).join(" \u2013 "), "c-players"),
             el("td", (s.scores || []).join(" : "), "c-scores"),
             el("td", s.game ? s.moves : "", "c-moves"),

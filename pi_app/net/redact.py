@@ -158,7 +158,7 @@ EVENT_KINDS = frozenset(EVENT_FIELDS)
 #: engine's plain-text picture) are not among them: a public snapshot has neither.
 SNAPSHOT_FIELDS: dict[str, Shape] = {
     **{key: _plain for key in ("board", "game", "title", "game_id", "status", "to_move",
-                               "seq", "updated", "notice")},
+                               "seq", "updated", "notice", "round_left")},
     "players": _plain, "scores": _plain, "winners": _plain,
     "moves": _texts, "view": _view, "guidance": _texts, "marks": _marks,
     "island": _nested({"villages": _numbers, "supply": _plain, "spoiled": _plain}),

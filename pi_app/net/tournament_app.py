@@ -9,6 +9,7 @@ event's current value on the dashboard's event loop, saves it after every step
 ``GET /tournament/live?v=N``        the page's changing part (204 while it is still version N)
 ``GET /api/tournament``             the tournament and its standings as JSON
 ``GET /tournament/standings.csv``   the standings (confirmed results only)
+``GET /tournament/results.trf``     the results as FIDE's TRF16 (two-player games)
 ``GET /tournament/pairings.csv``    every round's tables, boards and results
 ``GET /tournament/records.json``    referee: every tournament game's record, from the ledger
 ``GET /tournament/print?round=N``   pairings, table cards and standings for paper (no script)
@@ -168,6 +169,17 @@ class TournamentDesk:
         dashboard hands the publishing to a thread). None: no broker here."""
         self.sent: dict[str, tuple[int, int, str, tuple[str, ...], float | None]] = {}
         """What each board was last sent: round, table, game, names (nothing: cleared)."""
+        self.placed: dict[str, tuple[int, int]] = self._placed()
+        desk.placement = self.placed.get
+
+    def _placed(self) -> dict[str, tuple[int, int]]:
+        """Each board's round and table in the current round (finished tables too: the
+        overview says which table a board served until the next round is paired)."""
+        t = self.tournament
+        if t is None or t.current is None:
+            return {}
+        rnd = t.current
+        return {p.board: (rnd.number, p.table) for p in rnd.pairings if p.board and not p.bye}
 
     def on_locks(self, locks: LocksPayload) -> None:
         """The broker's retained locks (on connecting, and after every change)."""
@@ -194,6 +206,12 @@ class TournamentDesk:
                                   "changed: try again") from exc
         self.tournament = tournament
         self.version += 1
+        placed = self._placed()
+        if placed != self.placed:  # the overview's round and table columns
+            moved = set(placed.items()) ^ set(self.placed.items())
+            self.placed.clear()
+            self.placed.update(placed)
+            self.desk.touch(board for board, _ in moved)
         self.push_pairings()
         return tournament
 
@@ -368,6 +386,21 @@ class TournamentDesk:
         return tournament
 
 
+    def unconfirm(self, referee: str, table: int, round_number: int | None,
+                  late_ok: bool = False) -> Tournament:
+        """Take a table's ruling back; the station's game loses its ruling in the ledger too
+        (its board page shows the reported result waiting again)."""
+        tournament = self.apply(lambda t: director.unconfirm_result(
+            t, table, round_number=round_number, late_ok=late_ok), referee)
+        rnd = tournament.rounds[-1] if round_number is None else \
+            tournament.rounds[round_number - 1]
+        held = rnd.table(table).result  # a station's result stays, waiting again
+        if held is not None and held.board is not None and held.game_id is not None:
+            self.desk.unconfirm(held.board, held.game_id, referee,
+                                note=f"taken back: tournament round {rnd.number}, table {table}")
+        return tournament
+
+
 # -- request bodies -------------------------------------------------------------------------------
 def _int(value: Any, what: str) -> int:
     if isinstance(value, bool):
@@ -467,6 +500,17 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
                                 "content-disposition": f'attachment; filename="{desk.event}-'
                                                        f'{name}.csv"'})
         return endpoint
+
+    async def trf_file(_request: Request) -> Response:
+        """The results as FIDE's TRF16 (:func:`pi_app.tournament.export.trf`)."""
+        if tdesk.tournament is None:
+            return refuse(404, "no tournament yet")
+        try:
+            text = export.trf(tdesk.tournament)
+        except ValueError as exc:
+            return refuse(409, str(exc))
+        return Response(text.encode("utf-8"), media_type="text/plain; charset=utf-8", headers={
+            "content-disposition": f'attachment; filename="{desk.event}-results.trf"'})
 
     async def records(request: Request) -> Response:
         if access.referee(request) is None:
@@ -593,8 +637,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
 
     def unconfirm(user: str, body: Mapping[str, Any]) -> None:
         table, number, late_ok = _int(body.get("table"), "table"), _round_of(body), late(body)
-        tdesk.apply(lambda t: director.unconfirm_result(t, table, round_number=number,
-                                                        late_ok=late_ok), user)
+        tdesk.unconfirm(user, table, number, late_ok)
 
     async def printed(request: Request) -> Response:
         if tdesk.tournament is None:
@@ -621,6 +664,7 @@ def _routes(tdesk: TournamentDesk, access: Access) -> list[Route]:
         Route("/api/tournament", api),
         Route("/tournament/standings.csv", csv_of(export.standings_csv, "standings")),
         Route("/tournament/pairings.csv", csv_of(export.pairings_csv, "pairings")),
+        Route("/tournament/results.trf", trf_file),
         Route("/tournament/records.json", records),
         Route("/tournament/print", printed),
         Route("/api/tournament/new", action(new), methods=post),

@@ -175,7 +175,48 @@ def _result_cell(t: Tournament, pairing: Pairing, _: Say) -> str:
     return _e(f"{result_text(pairing)} {who}{detail}{game}")
 
 
-def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
+def _result_form(t: Tournament, rnd: Round, pairing: Pairing, hidden: str, _: Say) -> str:
+    """A result entered or corrected by hand, made for a phone at the table: a labelled
+    number field per seat (the player's name; the reported score filled in), then who won as
+    buttons, one per player, and "Draw" (two-player games) or "Shared win" (Topple: the
+    leaders on the scores). The button pressed is the ruling, so there is no seat number to
+    type and mistype. The form's first button is disabled: Enter in a score field rules
+    nothing."""
+    key = f"{rnd.number}-{pairing.table}"
+    result = pairing.result
+    fields = []
+    for seat, pid in enumerate(pairing.seats):
+        name = t.player(pid).name
+        value = "" if result is None else str(result.scores[seat])
+        fields.append(f'<label class="score"><span>{_e(name)}</span> <input type="number" '
+                      f'name="score-{seat}" data-type="score" data-seat="{seat}" min="0" '
+                      f'step="1" inputmode="numeric" required value="{value}"></label>')
+    ruled = None if result is None else tuple(result.winners)
+    buttons = []
+    for seat, pid in enumerate(pairing.seats):
+        won = _("{name} won").format(name=t.player(pid).name)
+        pressed = "true" if ruled == (seat,) else "false"
+        buttons.append(f'<button type="submit" id="win-{key}-{seat + 1}" data-winners="{seat}" '
+                       f'aria-pressed="{pressed}">{_e(won)}</button>')
+    if len(pairing.seats) == 2:
+        pressed = "true" if ruled is not None and len(ruled) != 1 else "false"
+        draw = _("Draw")
+        buttons.append(f'<button type="submit" id="draw-{key}" data-winners="" '
+                       f'aria-pressed="{pressed}">{_e(draw)}</button>')
+    else:
+        pressed = "true" if ruled is not None and len(ruled) > 1 else "false"
+        shared = _("Shared win")
+        buttons.append(f'<button type="submit" id="shared-{key}" data-winners="leaders" '
+                       f'aria-pressed="{pressed}">{_e(shared)}</button>')
+    title = _("Correct the result") if result else _("Enter the result")
+    return _form("confirm", hidden + '<button type="submit" disabled hidden></button>'
+                 f'<fieldset><legend>{_e(title)}</legend>'
+                 f'<div class="scores">{"".join(fields)}</div>'
+                 f'<div class="winners">{"".join(buttons)}</div></fieldset>',
+                 f"correct-form-{key}", ' class="result-form"')
+
+
+def _actions(t: Tournament, rnd: Round, pairing: Pairing, _: Say) -> str:
     if pairing.bye:
         return ""
     key = f"{rnd.number}-{pairing.table}"
@@ -192,20 +233,7 @@ def _actions(rnd: Round, pairing: Pairing, _: Say) -> str:
         out += _form("unconfirm", hidden + f'<button type="submit" id="unconfirm-{key}">'
                      f'{back}</button>', f"unconfirm-form-{key}")
     seats = len(pairing.seats)
-    scores = " ".join(str(s) for s in result.scores) if result else ""
-    winners = " ".join(str(w + 1) for w in result.winners) if result else ""
-    scores_title = _("{count} scores, in seat order").format(count=seats)
-    winners_title = _("winning seats (1 moves first), e.g. 1; empty for a draw")
-    scores_word, winners_word = _("scores"), _("winners")
-    button = _("Correct") if result else _("Enter result")
-    out += _form("confirm", hidden +
-                 f'<input name="scores" data-type="ints" size="8" value="{_e(scores)}" '
-                 f'placeholder="{_e(scores_word)}" title="{_e(scores_title)}">'
-                 f'<input name="winners" data-type="seats" size="5" value="{winners}" '
-                 f'placeholder="{_e(winners_word)}" title="{_e(winners_title)}">'
-                 f'<button type="submit" id="correct-{key}">'
-                 f'{_e(button)}</button>',
-                 f"correct-form-{key}")
+    out += _result_form(t, rnd, pairing, hidden, _)
     if seats == 2:
         came, neither, forfeit = _("seat {number} came"), _("neither came"), _("Forfeit")
         options = "".join(f'<option value="{n}">{_e(came.format(number=n))}</option>'
@@ -248,7 +276,7 @@ def _round(t: Tournament, rnd: Round, boards: Sequence[str], referee: bool,
                     f'data-status="{_e(_status(p, stations=live))}">'
                     f"<td>{p.table}</td><td>{_seats(t, p)}</td><td>{_e(p.board or '')}</td>"
                     f"<td>{_result_cell(t, p, _)}</td><td>{_e(_status(p, _, live))}</td>"
-                    f'{"<td>" + _actions(rnd, p, _) + "</td>" if referee else ""}</tr>')
+                    f'{"<td>" + _actions(t, rnd, p, _) + "</td>" if referee else ""}</tr>')
     assign = _assign(rnd, boards, _) if referee and current and not rnd.done else ""
     heads = "".join(f"<th>{_e(_(h))}</th>" for h in (
         N_("Table"), N_("Seats (first moves first)"), N_("Board"), N_("Result"), N_("Status")))
@@ -262,19 +290,26 @@ def _round(t: Tournament, rnd: Round, boards: Sequence[str], referee: bool,
 def _standings(t: Tournament, _: Say) -> str:
     names = TIEBREAKS_TWO_PLAYER if t.game.two_player else TIEBREAKS_TOPPLE
     extra = [n for n in names if n != "wins"]
-    head = "".join(f"<th>{_e(_(TIEBREAK_HEADINGS[n]))}</th>" for n in extra)
+    # On a phone (pages.CSS) the columns marked "wide" are left out: rank, name, points, the
+    # first tie-break, wins and "withdrawn" fit 390 px; the rest is in the crosstable too.
+    wide = ' class="wide"'
+    head = "".join(f"<th{wide if i else ''}>{_e(_(TIEBREAK_HEADINGS[n]))}</th>"
+                   for i, n in enumerate(extra))
     rows = []
     for line in standings(t):
-        cells = "".join(f"<td>{number_text(getattr(line, n))}</td>" for n in extra)
-        rows.append(f'<tr id="standing-{line.number}"><td>{line.rank}</td><td>{line.number}'
-                    f"</td><td>{_e(line.name)}</td><td>{number_text(line.points)}</td>"
-                    f"{cells}<td>{line.wins}</td><td>{line.draws}</td><td>{line.losses}</td>"
-                    f"<td>{line.games}</td>"
+        cells = "".join(f"<td{wide if i else ''}>{number_text(getattr(line, n))}</td>"
+                        for i, n in enumerate(extra))
+        rows.append(f'<tr id="standing-{line.number}"><td>{line.rank}</td><td{wide}>'
+                    f"{line.number}</td><td>{_e(line.name)}</td>"
+                    f"<td>{number_text(line.points)}</td>{cells}<td>{line.wins}</td>"
+                    f"<td{wide}>{line.draws}</td><td{wide}>{line.losses}</td>"
+                    f"<td{wide}>{line.games}</td>"
                     f"<td>{_e(_('withdrawn')) if line.withdrawn else ''}</td></tr>")
-    first = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("Rank"), N_("No"), N_("Name"),
-                                                      N_("Points")))
+    first = "".join(f"<th{wide if h == 'No' else ''}>{_e(_(h))}</th>"
+                    for h in (N_("Rank"), N_("No"), N_("Name"), N_("Points")))
     # W, D, L: won, drawn, lost (each language's own initials)
-    last = "".join(f"<th>{_e(_(h))}</th>" for h in (N_("W"), N_("D"), N_("L"), N_("Games")))
+    last = "".join(f"<th{'' if h == 'W' else wide}>{_e(_(h))}</th>"
+                   for h in (N_("W"), N_("D"), N_("L"), N_("Games")))
     heading = _e(_("Final standings") if t.finished else _("Standings"))
     return (f'<section id="standings-section"><h2>{heading}</h2>'
             f'<div class="scroll"><table id="standings"><thead><tr>{first}{head}{last}'
@@ -529,7 +564,13 @@ function collect(form) {
     }
     if (type === "int") body[field.name] = Number(field.value);
     else if (type === "bool") body[field.name] = field.value === "true";
-    else if (type === "ints") {
+    else if (type === "score") {
+      // One field per seat; all empty: no scores (a ruling on the reported ones).
+      if (field.value.trim() !== "") {
+        body.scores = body.scores || [];
+        body.scores[Number(field.dataset.seat)] = Number(field.value);
+      }
+    } else if (type === "ints") {
       if (field.value.trim() !== "") body[field.name] = numbers(field.value);
     } else if (type === "seats") {
       // People count seats from 1; the API from 0. A correction with scores but no winners
@@ -567,6 +608,16 @@ live.addEventListener("submit", async (event) => {
   if (!form) return;
   event.preventDefault();
   const body = collect(form);
+  // A result form's winner is the button pressed (tournament_pages._result_form): a seat,
+  // "" a draw, "leaders" every seat with the highest score.
+  const by = event.submitter;
+  if (by && by.dataset.winners !== undefined) {
+    const w = by.dataset.winners;
+    const scores = body.scores || [];
+    const top = Math.max(...scores);
+    body.winners = w === "" ? [] : w === "leaders"
+      ? scores.map((s, i) => (s === top ? i : -1)).filter((i) => i >= 0) : [Number(w)];
+  }
   // The scores field comes before the winners field, so "seats" sees body.scores.
   say("\u2026");
   let data = {};

@@ -23,6 +23,7 @@ Snapshot (a JSON object)::
      "text": "...",                                      # the engine's plain-text picture
      "options": ["no toast", ...],                       # Game.option_labels of the record
      "notice": "", "review": {...} | null, "station_seats": {"1": "easy"},
+     "round_left": 754 | null,                           # seconds of the round clock left
      "seq": 41,                                          # the last stored event's id
      "updated": 1764433000.0}
 
@@ -143,12 +144,16 @@ class FeedSnapshot:
     #: ``options`` said in each language the station speaks (one feed serves every viewer of
     #: the page, each in their own language): language -> "6 manches, ...".
     option_words: dict[str, str] = field(default_factory=dict)
+    #: Seconds left on the tournament round's clock when the snapshot was made (None: no
+    #: clock; 0: time is up). A count, not a time: the page counts down from when it got it.
+    round_left: float | None = None
 
     @classmethod
     def of(cls, session: Session, players: Sequence[str], status: StationStatus | None = None,
            *, draw_agreed: bool = False, prompt: Prompt | None = None,
            fixes: Sequence[Fix] = (), notice: str = "", review: JSON | None = None,
            station_seats: Mapping[int, str] | None = None,
+           round_left: float | None = None,
            clock: Callable[[], float] = time.time) -> FeedSnapshot:
         """The snapshot of ``session``'s game; ``status`` by default says whether it is over.
         ``draw_agreed``: the players agreed a draw the engine does not know of (no winners).
@@ -176,7 +181,8 @@ class FeedSnapshot:
             station_seats={str(seat): level for seat, level in sorted(
                 (station_seats or {}).items())},
             option_words={lang: option_words(game.name, options, lang) for lang in LANGUAGES}
-            if labels else {})
+            if labels else {},
+            round_left=None if round_left is None else round(round_left))
 
     def to_json(self) -> JSON:
         """The JSON object the feed sends (the values as they are, not copies)."""

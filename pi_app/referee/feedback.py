@@ -223,6 +223,9 @@ class Scene:
     options: str = ""
     """The rule options in use, in short words (empty: the rules as printed); in the menu,
     those of the chosen preset."""
+    round_minutes: int | None = None
+    """Whole minutes left on the tournament round's clock, rounded up (0: time is up; None:
+    no clock). Minutes, not seconds: the screen is redrawn when the scene changes."""
     language: str = "en"
     """The station's language (:data:`pi_app.i18n.LANGUAGES`): the screen's words are in it."""
     shown_kind: str = ""
@@ -619,8 +622,18 @@ def _game_title(name: str, lang: str = "en") -> str:
 _TOP, _BIG2, _ROW4, _ROW5 = 13, 33, 44, 55
 
 
+def _round_clock(c: _Canvas, scene: Scene) -> str:
+    """The header's tag during a tournament round: the minutes left, or that time is up; the
+    board's name otherwise."""
+    if scene.round_minutes is None:
+        return scene.board
+    if scene.round_minutes <= 0:
+        return c._("time up")
+    return c._("{minutes} min").format(minutes=scene.round_minutes)
+
+
 def _play(c: _Canvas, scene: Scene) -> None:
-    c.header(_title(scene), scene.board)
+    c.header(_title(scene), _round_clock(c, scene))
     if scene.to_move is not None:
         y = c.line(_TOP, c._("{name} to move").format(name=player_name(scene, scene.to_move)),
                    big=True)

@@ -14,6 +14,7 @@ is synchronous and takes the time as an argument, so tests and the demo drive it
 from __future__ import annotations
 
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -103,6 +104,10 @@ class Status:
     notice: str = ""
     """A lasting condition outside the game (the page is off: its port is taken), shown when
     no game message is; set by the daemon, cleared when it ends."""
+    round_end: float | None = None
+    """When the tournament round's clock runs out, on this station's own clock (None: no
+    clock): the pairing's ``ends_in`` added to the time it arrived, since the referee's clock
+    may be minutes off this one. Cleared with the pairing."""
 
 
 class Station:
@@ -144,6 +149,8 @@ class Station:
         self.last_screen: Image.Image | None = None
         self._last_scene: fb.Scene | None = None
         self._player_names: tuple[int, tuple[str, ...]] | None = None
+        self._declined: tuple[JSON, int, bool] | None = None
+        """The referee's pairing offer the players put off with BACK (:meth:`_offer_again`)."""
         self.page_url = ""  # the page's address, the game-over screen's QR code (daemon)
         # The first-boot set-up (pi_app.referee.firstboot): its one-time code, address and QR
         # text, on a screen of their own until OK starts the table on the defaults.
@@ -221,7 +228,7 @@ class Station:
                               station_seats=self.opponent.levels)
         self.status = replace(Status(), link_up=self.status.link_up,
                               link_detail=self.status.link_detail, phase=Phase.SETUP,
-                              notice=self.status.notice)
+                              notice=self.status.notice, round_end=self.status.round_end)
         return session
 
     def _new_follower(self) -> Follower:
@@ -629,20 +636,27 @@ class Station:
         return True
 
     def offer_pairing(self, pairing: tuple[int, int, str, Sequence[str]] | None,
-                      now: float) -> bool:
+                      now: float, ends_in: float | None = None) -> bool:
         """The tournament's pairing for this board, from the referee's dashboard: ``(round,
         table, game, names in seat order)``, or None when the board serves no table now.
 
         The game waits for the table's OK (BACK keeps what is on), so the players never type
         their names and the station's players are exactly the table's, seat for seat: that is
         how the dashboard knows the result is this table's. False (logged, shown) when this
-        board cannot play it; an offer withdrawn is forgotten unless already started."""
+        board cannot play it; an offer withdrawn is forgotten unless already started.
+
+        ``ends_in``: the seconds the round clock had left when the referee sent it (None: no
+        clock); the screen and page show what is left. The referee sends the pairing again
+        when the clock changes: a game of that very pairing already on is then not offered
+        again, only its clock changes."""
         change = self.status.change
+        self._declined = None  # a new word from the referee replaces an offer refused
+        self.status.round_end = None if pairing is None or ends_in is None else now + ends_in
         if pairing is None:
             if change is not None and change.get("pairing") is not None:
                 self.status.change = None
                 self.status.message = ""
-                self.render(now)
+            self.render(now)
             return True
         number, table, game_name, players = pairing
         try:
@@ -654,14 +668,31 @@ class Station:
                 "the referee's pairing cannot be played here: {reason}", reason=said_of(exc))
             self.render(now)
             return False
+        if self._playing_pairing(game_name, names) and (
+                change is None or change.get("pairing") is None):
+            self.render(now)
+            return True
         self.status.change = {"game": game_name, "players": list(names), "options": checked,
-                              "pairing": [number, table]}
+                              "pairing": [number, table],
+                              "offer": [number, table, game_name, list(names)]}
         self.status.message = Said.gettext("round {round}, table {table}: {names}. OK starts it",
                                            round=number, table=table,
                                            names=" \u2013 ".join(names))
         self._note("prompt", {"kind": "new_game", "options": []})
         self.render(now)
         return True
+
+    def _playing_pairing(self, game_name: str, players: Sequence[str]) -> bool:
+        """True when the game on is the pairing's, unfinished: the same game, the same names
+        in the same seats (a pairing sent again for its clock must not offer it again)."""
+        game, state = self.session.game, self.session.state
+        return game.name == game_name and not game.is_over(state) and \
+            tuple(self._players()) == tuple(players)
+
+    def round_left(self, now: float) -> float | None:
+        """Seconds left on the round clock (0 once time is up; None: no clock)."""
+        end = self.status.round_end
+        return None if end is None else max(0.0, end - now)
 
     def _change_button(self, button: str, now: float) -> None:
         """OK starts the game the page asked for; BACK keeps this one (the refusal is noted
@@ -676,6 +707,8 @@ class Station:
                           options=change["options"])
             return
         if button == "back":
+            if change.get("offer") is not None:  # offered again once the game on is over
+                self._declined = (change, self.session.game_id, self._over())
             self.status.message = N_("new game refused: the game goes on")
             self._note("prompt", {"kind": "new_game_refused", "options": []})
             return
@@ -740,6 +773,7 @@ class Station:
         elif status.prompt is not None and phase == "play":
             phase = Phase.PROMPT
         guidance = None if status.reading is not None else status.guidance
+        left = self.round_left(now)
         prompt_cells: tuple[str, ...] = ()
         if status.prompt is not None:
             if status.prompt.kind == "order":  # the set-up's fields of unknown order
@@ -771,11 +805,31 @@ class Station:
             menu_choices=self.menu_choices(), page_url=self.page_url,
             options=self._menu_words() if phase == "menu" else self.options_words(),
             setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr,
+            round_minutes=None if left is None else math.ceil(left / 60),
             **self._shown_cells(state),
             language=self.config.station.language)
 
+    def _over(self) -> bool:
+        return self.session.game.is_over(self.session.state) or self.draw_agreed()
+
+    def _offer_again(self, now: float) -> None:
+        """The referee's pairing the players put off with BACK (to finish the game on) is
+        offered again once that game is over: the referee sends it only when it changes."""
+        declined = self._declined
+        if declined is None or self.status.change is not None or not self._over():
+            return
+        change, game_id, over_then = declined
+        if over_then and game_id == self.session.game_id:
+            return  # put off at a game over: not again until another game ends
+        self._declined = None
+        number, table, game_name, names = change["offer"]
+        end = self.status.round_end  # the clock counts on from when the pairing came
+        self.offer_pairing((number, table, game_name, names), now,
+                           None if end is None else max(0.0, end - now))
+
     def render(self, now: float) -> None:
         """Write the LEDs and the display for ``now`` (drivers skip unchanged frames)."""
+        self._offer_again(now)
         scene = self.scene(now)
         try:
             self.last_frame = fb.led_frame(scene, self.geometry, now)
@@ -836,7 +890,7 @@ class Station:
             draw_agreed=self.draw_agreed(), prompt=scene.prompt, fixes=scene.fixes,
             notice=self.status.notice,
             review=self.postgame.of(self._review_key()) if scene.phase == "over" else None,
-            station_seats=self.opponent.levels)
+            station_seats=self.opponent.levels, round_left=self.round_left(self.clock()))
 
     def screen_image(self, now: float) -> Image.Image:
         image: Image.Image = fb.screen(self.scene(now))

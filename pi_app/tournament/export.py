@@ -129,3 +129,73 @@ def game_refs(tournament: Tournament) -> list[GameRef]:
             refs.append(GameRef(rnd.number, pairing.table, result.board, result.game_id,
                                 pairing.seats))
     return refs
+
+
+# -- FIDE's Tournament Report File -------------------------------------------------------------
+#: Where each field of a TRF16 player line starts (1-based columns, FIDE Handbook C.04 Annex 2).
+TRF_START, TRF_NAME, TRF_RATING, TRF_POINTS, TRF_RANK, TRF_ROUNDS = 5, 15, 49, 81, 86, 92
+
+
+def _trf_put(line: list[str], column: int, text: str) -> None:
+    """Write ``text`` into ``line`` from 1-based ``column`` on, growing it with spaces."""
+    end = column - 1 + len(text)
+    if len(line) < end:
+        line.extend(" " * (end - len(line)))
+    line[column - 1:end] = list(text)
+
+
+def _trf_round(tournament: Tournament, number: int, player_id: str) -> str:
+    """One round of a player in TRF16's 8 columns: the opponent's starting rank (``0000``:
+    none), the seat (``w`` moved first, ``b`` second, ``-`` none) and the result: ``1 = 0``
+    over the board, ``+ -`` a forfeit won or lost, ``U`` the round's allocated bye (a full
+    point here), ``H`` a half-point bye, ``Z`` not paired (withdrawn, or not entered yet),
+    blank while the result waits for a referee."""
+    rnd = tournament.rounds[number - 1]
+    pairing = next((p for p in rnd.pairings if player_id in p.seats), None)
+    if pairing is None:
+        return "0000 - Z"
+    if pairing.bye:
+        return f"0000 - {'H' if pairing.half else 'U'}"
+    seat = pairing.seats.index(player_id)
+    other = tournament.number(pairing.seats[1 - seat])
+    colour = "w" if seat == 0 else "b"
+    result = pairing.result
+    if result is None or not result.confirmed:
+        mark = " "
+    elif result.forfeit:
+        mark = "+" if seat in result.winners else "-"
+    elif len(result.winners) != 1:
+        mark = "="
+    else:
+        mark = "1" if seat in result.winners else "0"
+    return f"{other:04d} {colour} {mark}"
+
+
+def trf(tournament: Tournament) -> str:
+    """The tournament as FIDE's Tournament Report File (TRF16), the fixed-column text rating
+    officers and pairing programs (JaVaFo, bbpPairings, Swiss-Manager) read: the name (012),
+    the number of players (062), the type (092), then a ``001`` line per player in starting
+    rank (the player's number): name, rating (the event's own, if given), points, rank, and
+    per round the opponent, the seat and the result (:func:`_trf_round`). Confirmed results
+    only, as the standings. Two-player games only: :class:`ValueError` for Tiki Topple,
+    whose tables of 3 and 4 the format has no way to write."""
+    if not tournament.game.two_player:
+        raise ValueError("TRF has one opponent a round: Tiki Topple's tables of 3 or 4 do "
+                         "not fit it; use pairings.csv")
+    lines = [f"012 {tournament.event}", f"062 {len(tournament.players)}",
+             f"092 Swiss, {tournament.game.value} (tikiboard)"]
+    ranks = {line.player_id: line for line in standings(tournament)}
+    for number, player in enumerate(tournament.players, start=1):
+        line = list("001")
+        _trf_put(line, TRF_START, f"{number:4d}")
+        _trf_put(line, TRF_NAME, player.name[:33])
+        if player.rating is not None:
+            _trf_put(line, TRF_RATING, f"{player.rating:4d}"[-4:])
+        standing = ranks[player.id]
+        _trf_put(line, TRF_POINTS, f"{standing.points:4.1f}")
+        _trf_put(line, TRF_RANK, f"{standing.rank:4d}")
+        for rnd in tournament.rounds:
+            _trf_put(line, TRF_ROUNDS + 10 * (rnd.number - 1),
+                     _trf_round(tournament, rnd.number, player.id))
+        lines.append("".join(line))  # not stripped: a blank result is a column too
+    return "\r\n".join(lines) + "\r\n"
