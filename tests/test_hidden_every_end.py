@@ -5,7 +5,8 @@ board behind a pty, mock buttons pressed as a hand would, the page on a free por
 real mosquitto) and the real dashboard, lives through every way a game ends or is replaced:
 
 1. game A: the players' stacks are read (the station once stored a game, abandoned it and
-   stored another here: the abandoned one's record served every rank);
+   stored another here: the abandoned one's record served every rank); the page's hint is
+   refused (the page cannot tell who asks);
 2. a few moves, then a new game asked on the page and refused with BACK at the table;
 3. a power cut: the daemon stops, starts again on the same database and resumes game A;
 4. a new game asked on the page and confirmed with OK at the table: game A is abandoned with
@@ -183,6 +184,11 @@ def test_no_hidden_fact_leaks_at_any_end_of_a_game(broker: Broker, tmp_path: Pat
             await stack_up(station, hands, fresh=True)
             facts["A"], ids["A"] = learn(station), station.session.game_id
             await moves(station, hands, 3)
+            # The page cannot tell who asks: no hint from it where ranks are hidden (the
+            # opponent would have the station search over your ranks on your turn).
+            hint = await http(port, "POST", "/api/action/hint")
+            assert hint.status == 409 and "OK button" in json.loads(hint.body)["error"]
+            assert station.opponent.shown is None
             await look(seen, port, dash_port)
 
             seen.step = "A, new game refused"
