@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import resource
-import shutil
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -37,11 +34,10 @@ from net_fixtures import (
     wait_for,
 )
 from test_security_dashboard import publish_once
-from test_security_station_web import PIN, Daemon
+from test_security_station_web import Daemon, daemon
 
 from pi_app.net import topics
 from pi_app.net.auth import Brake, peer_key
-from pi_app.net.broker import free_port, wait_connectable
 from pi_app.net.guard import Guard, guarded_h11
 from pi_app.net.mqtt import new_client
 from pi_app.net.sizes import MAX_PIECES
@@ -53,45 +49,9 @@ __all__ = ["broker"]
 NOFILE = 512  # systemd/tikiboard.service: LimitNOFILE
 
 
-@contextlib.contextmanager
-def limited_daemon(directory: Path) -> Iterator[Daemon]:
+def limited_daemon(directory: Path) -> contextlib.AbstractContextManager[Daemon]:
     """``tikiboard run`` (page on 127.0.0.1) with at most :data:`NOFILE` descriptors."""
-    port = free_port()
-    config = directory / "station.toml"
-    config.write_text(f"""
-[station]
-board = "atk"
-game = "manami"
-data_dir = "{directory / 'data'}"
-[web]
-enabled = true
-host = "127.0.0.1"
-port = {port}
-token = "{PIN}"
-""")
-    exe = shutil.which("tikiboard", path=str(Path(sys.executable).parent))
-    cmd = [exe] if exe else [sys.executable, "-m", "pi_app"]
-
-    limited = ["sh", "-c", f'ulimit -n {NOFILE} && exec "$@"', "sh"]
-    proc = subprocess.Popen([*limited, *cmd, "run", "--config", str(config)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    lines: list[str] = []
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for raw in proc.stderr:
-            lines.append(raw.rstrip())
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    running = Daemon(proc, port, lines)
-    try:
-        assert wait_connectable("127.0.0.1", port, 30), "no page:\n" + running.log
-        yield running
-    finally:
-        running.stop()
-        reader.join(5)
+    return daemon(directory, nofile=NOFILE)
 
 
 def half_requests(port: int, sources: list[str], each: int) -> list[socket.socket]:

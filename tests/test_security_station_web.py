@@ -86,8 +86,10 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(directory: Path, *, port: int | None = None) -> Iterator[Daemon]:
-    """``tikiboard run`` with the page on 127.0.0.1 (stderr collected), stopped by its pid."""
+def daemon(directory: Path, *, port: int | None = None,
+           nofile: int | None = None) -> Iterator[Daemon]:
+    """``tikiboard run`` with the page on 127.0.0.1 (stderr collected), stopped by its pid;
+    ``nofile``: at most that many descriptors (the unit's ``LimitNOFILE``)."""
     port = port or free_port()
     config = directory / "station.toml"
     config.write_text(f"""
@@ -103,6 +105,8 @@ token = "{PIN}"
 """)
     exe = shutil.which("tikiboard", path=str(Path(sys.executable).parent))
     cmd = [exe] if exe else [sys.executable, "-m", "pi_app"]
+    if nofile is not None:
+        cmd = ["sh", "-c", f'ulimit -n {nofile} && exec "$@"', "sh", *cmd]
     proc = subprocess.Popen([*cmd, "run", "--config", str(config)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
