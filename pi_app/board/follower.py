@@ -82,14 +82,15 @@ class Follower(
     registry: TagRegistry
     settle_min: float | None = None
     """None: the board's own (``Geometry.settle_min``)."""
-    settle: float = 0.25
-    settle_long: float = 1.0
-    settle_next: float = 0.5
-    settle_removal: float = 1.5
-    grace: float = 1.2
-    revise_window: float = 2.5
-    revise_placed: float = 1.2
-    settle_unexplained: float = 0.5
+    # The defaults are the waits' own (one place: pi_app/board/waits.py says what each is).
+    settle: float = Waits.settle
+    settle_long: float = Waits.settle_long
+    settle_next: float = Waits.settle_next
+    settle_removal: float = Waits.settle_removal
+    grace: float = Waits.grace
+    revise_window: float = Waits.revise_window
+    revise_placed: float = Waits.revise_placed
+    settle_unexplained: float = Waits.settle_unexplained
     history: list[tuple[S, str]] = field(default_factory=list)
     """(state before, move text) for every accepted move, oldest first."""
 

@@ -423,43 +423,37 @@ class Publisher:
         self._tell(notice)
 
     def _locks_message(self, message: mqtt.MQTTMessage) -> None:
-        """The referee's locks (paho's thread). A payload that does not read keeps the locks
-        the station had: a tournament station must not unlock itself on a garbled message."""
+        """The referee's locks or this board's pairing (paho's thread). A payload that does not
+        read keeps what the station had: a tournament station must not unlock itself on a
+        garbled message (the players can still start their game by hand)."""
+        payload = bytes(message.payload)
         if message.topic == topics.pairing_topic(self.config.event, self.config.board):
-            self._pairing_message(bytes(message.payload))
-            return
-        if self._on_locks is None or message.topic != topics.locks_topic(self.config.event):
-            return
-        try:
-            locks = read_locks(bytes(message.payload))
-        except PayloadError as exc:
-            self._error(f"the referee's locks do not read, kept as they were: {exc}")
-            return
-        if locks == self._locks:
-            return
-        self._locks = locks
-        try:
-            self._on_locks(locks)
-        except Exception:  # the station's side must never stop the publishing
-            log.exception("could not apply the referee's locks %r", locks)
+            if self._on_pairing is not None:
+                self._deliver("pairing does not read, not offered", "_pairing", read_pairing,
+                              payload, self._on_pairing)
+        elif message.topic == topics.locks_topic(self.config.event) and \
+                self._on_locks is not None:
+            self._deliver("locks do not read, kept as they were", "_locks", read_locks,
+                          payload, self._on_locks)
 
-    def _pairing_message(self, payload: bytes) -> None:
-        """The board's pairing (paho's thread); one that does not read is logged and dropped
-        (the players can still start their game by hand)."""
-        if self._on_pairing is None:
-            return
+    def _deliver(self, refused: str, kept: str, read: Callable[[bytes], Any], payload: bytes,
+                 listener: Callable[[Any], None]) -> None:
+        """Read one of the referee's retained messages and tell ``listener`` when it changed
+        what the station holds (``kept``, an attribute): one that does not read is logged
+        (``refused`` says what) and dropped; the listener's failure never stops the
+        publishing."""
         try:
-            pairing = read_pairing(payload)
+            value = read(payload)
         except PayloadError as exc:
-            self._error(f"the referee's pairing does not read, not offered: {exc}")
+            self._error(f"the referee's {refused}: {exc}")
             return
-        if pairing == self._pairing:
+        if value == getattr(self, kept):
             return
-        self._pairing = pairing
+        setattr(self, kept, value)
         try:
-            self._on_pairing(pairing)
+            listener(value)
         except Exception:  # the station's side must never stop the publishing
-            log.exception("could not offer the referee's pairing %r", pairing)
+            log.exception("could not apply the referee's message %r", value)
 
     def _tell(self, notice: str) -> None:
         if self._on_link is None:
