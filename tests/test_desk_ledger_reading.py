@@ -59,3 +59,21 @@ def test_a_message_is_taken_alike_on_the_loop_and_in_a_batch(tmp_path: Path) -> 
     assert len(batch.ledger.events("t1")) == 1
     for desk in (batch, looped):
         desk.ledger.close()
+
+
+def test_the_lag_figure_counts_only_events_committed_since_a_time(tmp_path: Path) -> None:
+    """A load run asks for its window only (``/api/stats?since=T``), not its stations' start."""
+    desk = Desk(Ledger(tmp_path / "l.sqlite"), "cup")
+
+    def move(seq: int) -> Incoming:
+        return _message("events", {**_result(seq, {"text": f"m{seq}"}), "kind": "move",
+                                   "t": time.time() - 0.5})
+
+    desk.receive_all([move(1), move(2)])
+    since = time.time()
+    desk.receive_all([move(3)])
+    everything, window = desk.stats()["lag_ms"], desk.stats(since)["lag_ms"]
+    assert (everything["n"], window["n"]) == (3, 1)
+    assert window["p99"] is not None and 500 <= window["p99"] < 5000
+    assert desk.stats(time.time() + 60)["lag_ms"] == {"n": 0, "p50": None, "p90": None,
+                                                      "p99": None, "max": None}

@@ -27,6 +27,7 @@ OUT = DOCS / "benchmarks.md"
 #: in name order under "Earlier runs" (the history of how they came about: CHANGELOG.md).
 CURRENT = (
     "bench-results.json",
+    "tournament-500.json",
     "accuracy-varied-10k-noise-levels.json",
     "longsoak-results.json",
     "longsoak-bots-results.json",

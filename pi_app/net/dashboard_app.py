@@ -8,7 +8,7 @@ Routes:
 ``GET /api/boards``              the overview as JSON
 ``GET /api/board/B``             one board as JSON
 ``GET /api/stream[?board=B]``    server-sent events ``board`` (summary, or detail with ``board``)
-``GET /api/stats``               counters and the move-to-dashboard lag (p50/p99)
+``GET /api/stats[?since=T]``     counters and the move-to-dashboard lag (p50/p99) since T
 ``GET|POST /login``, ``POST /logout``
 ``POST /api/board/B/confirm``    referee: ``{"game_id", "winners"?, "scores"?, "note"?}``
 ``GET /api/board/B/record``      referee: the board's current record
@@ -229,8 +229,12 @@ def create_dashboard_app(desk: Desk, *, users: Mapping[str, str], secret: bytes,
         return HTMLResponse(watch_html(desk.event, desk.spectator_rows(), delay, lang),
                             headers={"vary": "Accept-Language", "cache-control": "no-store"})
 
-    async def api_stats(_request: Request) -> Response:
-        return JSONResponse(desk.stats())
+    async def api_stats(request: Request) -> Response:
+        try:
+            since = float(request.query_params.get("since", "0"))
+        except ValueError:
+            return refuse(400, "since: seconds since the epoch")
+        return JSONResponse(desk.stats(since))
 
     async def stream(request: Request) -> Response:
         board = request.query_params.get("board")
