@@ -93,5 +93,6 @@ async def serve_configured(config: Config, setup: FirstBoot | None, **kwargs: An
 
 
 def run(config: Config, setup: FirstBoot | None = None) -> int:
-    """``tikiboard run``: the daemon with its page and publisher until stopped."""
-    return daemon.run(config, setup, network=start_network)
+    """``tikiboard run``: the daemon with its page and publisher until stopped (through the
+    first-boot set-up when ``setup`` is given)."""
+    return daemon.run(serve(config) if setup is None else serve_configured(config, setup))

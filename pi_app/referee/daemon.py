@@ -18,7 +18,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -489,15 +489,10 @@ async def _stop_network(tasks: list[Any]) -> None:
                 log.error("the station page ended with %r", task.exception())
 
 
-def run(config: Config, setup: Any = None, network: Network | None = None) -> int:
-    """The daemon until stopped; with a first-boot ``setup``, through it and on (it restarts
-    the station on the file the set-up wrote: :func:`pi_app.referee.firstboot.serve_configured`).
-    """
+def run(main: Coroutine[Any, Any, None]) -> int:
+    """Run a station coroutine (:func:`serve`, or the first-boot set-up's
+    :func:`pi_app.referee.firstboot.serve_configured`) until stopped, logging to stderr, which
+    systemd's journal keeps."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    if setup is not None:
-        from pi_app.referee.firstboot import serve_configured
-
-        asyncio.run(serve_configured(config, setup, network=network))
-        return 0
-    asyncio.run(serve(config, network=network))
+    asyncio.run(main)
     return 0

@@ -18,20 +18,43 @@ moves; they read and write the station's status (``cards``, ``reading``, ``messa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from pi_app.board.follower import Prompt, PromptKind
-from pi_app.games.base import Card, SetupInput
+from pi_app.board.follower import Follower, Prompt, PromptKind
+from pi_app.board.geometry import Geometry
+from pi_app.games.base import JSON, Card, SetupInput
 from pi_app.i18n import N_, Said
 from pi_app.referee import feedback as fb
+from pi_app.referee.config import Config
 from pi_app.referee.feed import Phase
+from pi_app.referee.opponent import Opponent
 from pi_app.referee.session import STATION_SEATS, Session
 from pi_app.referee.setup_reader import StackOrder, stacks_record, start_state
-from pi_app.referee.store import StoreError
+from pi_app.referee.status import Status
+from pi_app.referee.store import Event, EventStore, StoreError
 
-if TYPE_CHECKING:
-    from pi_app.referee.station import Station
+
+class Station(Protocol):
+    """What these flows use of the station (:class:`pi_app.referee.station.Station`): its
+    parts, and its three ways to store; nothing of its move loop."""
+
+    config: Config
+    store: EventStore
+    status: Status
+    session: Session
+    follower: Follower
+    opponent: Opponent
+    geometry: Geometry
+
+    def player_names(self) -> tuple[str, ...]: ...
+
+    def persist(self, write: Callable[[], Event], now: float) -> None: ...
+
+    def note(self, kind: str, data: JSON) -> None: ...
+
+    def store_failed(self, why: str, now: float) -> None: ...
 
 
 def start_if_due(station: Station) -> None:
@@ -106,7 +129,7 @@ def _read_cards(station: Station, now: float) -> None:
         return
     cards[:] = _with_station_cards(station, cards)
     state = game.with_secret_cards(session.state, cards[:len(seats)])
-    station._persist(partial(session.cards_tapped, cards[:len(seats)], state), now)
+    station.persist(partial(session.cards_tapped, cards[:len(seats)], state), now)
     station.follower.reset(state, list(session.history))
     station.status.cards = None
     station.status.message = ""
@@ -163,10 +186,10 @@ def _read_stacks(station: Station, now: float) -> None:
     try:
         station.store.replace_setup(session.game_id, setup)
     except StoreError as exc:
-        station._store_failed(str(exc), now)
+        station.store_failed(str(exc), now)
         return
     station.session = Session(station.store, game, session.game_id, setup, state)
-    station._note("setup_read", {"setup": record["setup"]})
+    station.note("setup_read", {"setup": record["setup"]})
     station.follower.reset(state)
     station.status.reading = None
     station.status.message = ""

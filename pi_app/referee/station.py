@@ -18,7 +18,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -42,7 +42,7 @@ from pi_app.board.inference import Verdict
 from pi_app.board.registry import TagRegistry
 from pi_app.bots.hints import HINT_LEVEL, hint_budget, hint_rng
 from pi_app.games import GAME_NAMES, get_game
-from pi_app.games.base import JSON, Card, FinalResult
+from pi_app.games.base import JSON, FinalResult
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
 from pi_app.i18n import N_, Said, said_of
@@ -63,51 +63,10 @@ from pi_app.referee.rule_options import (
     words,
 )
 from pi_app.referee.session import Session, station_seats
-from pi_app.referee.setup_reader import StackOrder
+from pi_app.referee.status import Status
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, StoreError
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Status:
-    """What the station is doing, for the LEDs, the screen and the feed."""
-
-    phase: Phase = Phase.SETUP
-    link_up: bool = True
-    link_detail: str = ""
-    store_error: str = ""
-    faults: dict[tuple[str, int | None], str] = field(default_factory=dict)
-    prompt: Prompt | None = None
-    guidance: Guidance | None = None
-    confirmed: tuple[str, ...] = ()
-    confirmed_at: float = -1e9
-    last_move: str = ""
-    takeback: tuple[str, ...] = ()
-    reading: StackOrder | None = None
-    """Start stacks the players build (TacTiki): the arrival order being read (a StackOrder),
-    or None when no set-up is being read (:mod:`pi_app.referee.setup_flow`)."""
-    cards: list[Card] | None = None
-    """Secret cards the players tap (Tiki Topple): the cards tapped so far this round (None
-    when no round waits for its cards)."""
-    message: str = ""
-    menu_game: str = ""
-    menu_players: int = 0
-    menu_preset: int = 0
-    """At game over: MENU's rule-option preset for the chosen game (0: the configured options;
-    others: :data:`pi_app.referee.rule_options.PRESETS`)."""
-    """At game over: the game and player count OK starts (MENU cycles them)."""
-    change: JSON | None = None
-    """A new game asked for on the page while this one is on (its ``game``, ``players`` and
-    ``options``): it waits for the station's OK, at the table, or BACK refuses it. One person
-    with the PIN must not end a game alone (issue 29)."""
-    notice: str = ""
-    """A lasting condition outside the game (the page is off: its port is taken), shown when
-    no game message is; set by the daemon, cleared when it ends."""
-    round_end: float | None = None
-    """When the tournament round's clock runs out, on this station's own clock (None: no
-    clock): the pairing's ``ends_in`` added to the time it arrived, since the referee's clock
-    may be minutes off this one. Cleared with the pairing."""
 
 
 class Station:
@@ -281,12 +240,12 @@ class Station:
         try:
             outcomes = self._react(event, now)
         except StoreError as exc:  # a note or result could not be stored: say so, go on
-            self._store_failed(str(exc), now)
+            self.store_failed(str(exc), now)
             outcomes = []
         try:
             self._deal_if_due(now)
         except StoreError as exc:
-            self._store_failed(str(exc), now)
+            self.store_failed(str(exc), now)
         self._station_turn(now)
         if self.postgame.poll():
             self._last_scene = None  # the review is in: the page hears of it on this redraw
@@ -298,7 +257,7 @@ class Station:
                 self.render(now)
                 outcomes += more
         except StoreError as exc:
-            self._store_failed(str(exc), now)
+            self.store_failed(str(exc), now)
         return outcomes
 
     def _react(self, event: HwEvent | None, now: float) -> list[Outcome]:
@@ -336,13 +295,13 @@ class Station:
                     self._settle_phase(now)
                     return outcomes[:at + 1]
             elif isinstance(outcome, MoveRevised):
-                self._persist(partial(self.session.revised, outcome.replaced, outcome.text,
+                self.persist(partial(self.session.revised, outcome.replaced, outcome.text,
                                       outcome.state), now)
                 self.status.last_move = outcome.text
                 self._after_move(now, board_decided=True)
             elif isinstance(outcome, TakenBack):
                 undone = self.session.state
-                self._persist(partial(self.session.taken_back, outcome.plies, outcome.state,
+                self.persist(partial(self.session.taken_back, outcome.plies, outcome.state,
                                       outcome.left), now)
                 game = self.session.game
                 self.status.takeback = fb.changed_cells(game.expected_view(undone),
@@ -351,17 +310,17 @@ class Station:
                     "took back {count} move", "took back {count} moves", outcome.plies)
             elif isinstance(outcome, Prompt):
                 self.status.prompt = outcome
-                self._note("prompt", {"kind": outcome.kind, "options": list(outcome.options)})
+                self.note("prompt", {"kind": outcome.kind, "options": list(outcome.options)})
             elif isinstance(outcome, PromptCleared):
                 self.status.prompt = None
             elif isinstance(outcome, Guidance):
                 if self.status.reading is not None:
                     continue  # the players' own set-up: nothing to guide them towards
                 self.status.guidance = outcome
-                self._note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes],
+                self.note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes],
                                           "marks": [f.to_json() for f in outcome.fixes]})
             elif isinstance(outcome, InSync):
-                self._note("in_sync", {})
+                self.note("in_sync", {})
                 self.status.guidance = None
                 self.status.takeback = ()
                 if self.status.phase == "setup" and not self.blocked():
@@ -395,7 +354,7 @@ class Station:
             # Not stored, so not confirmed: put the follower back; the move is accepted again
             # (and stored) as soon as the database takes it.
             self.follower.reset(before, list(self.session.history))
-            self._store_failed(str(exc), now)
+            self.store_failed(str(exc), now)
             return False
         self.status.store_error = ""
         self.status.phase = Phase.PLAY
@@ -471,20 +430,20 @@ class Station:
                  if t is not None]
         return max(min(times), now) if times else None
 
-    def _persist(self, write: Callable[[], Event], now: float) -> None:
+    def persist(self, write: Callable[[], Event], now: float) -> None:
         try:
             self.feed.event(write())
             self.status.store_error = ""
         except StoreError as exc:
-            self._store_failed(str(exc), now)
+            self.store_failed(str(exc), now)
 
-    def _note(self, kind: str, data: JSON) -> None:
+    def note(self, kind: str, data: JSON) -> None:
         try:
             self.feed.event(self.session.note(kind, data))
         except StoreError as exc:
             self.status.store_error = str(exc)
 
-    def _store_failed(self, why: str, now: float) -> None:
+    def store_failed(self, why: str, now: float) -> None:
         log.error("storage: %s (at %.3f)", why, now)
         self.status.store_error = why
 
@@ -542,7 +501,7 @@ class Station:
         if self.status.prompt is not None and self.status.prompt.kind is not PromptKind.DRAW:
             raise ActionError(Said.gettext("answer the open question first"))
         self.status.prompt = Prompt(now, PromptKind.DRAW, (_DRAW_WAITING[min(agreed, 1)],), agreed)
-        self._note("prompt", {"kind": "draw", "options": [], "agreed": agreed})
+        self.note("prompt", {"kind": "draw", "options": [], "agreed": agreed})
 
     def _draw_button(self, button: str, now: float) -> bool:
         """MENU during play offers a draw; with the offer open, OK agrees (two agreements end
@@ -573,7 +532,7 @@ class Station:
         try:
             event = self.store.finish(self.session.game_id, result)
         except StoreError as exc:
-            self._store_failed(str(exc), now)
+            self.store_failed(str(exc), now)
             return
         self.session.record = fold(self.session.record, [("result", result)])
         self.feed.event(event)
@@ -631,7 +590,7 @@ class Station:
             return False
         self.status.change = {"game": game_name, "players": list(names), "options": checked}
         self.status.message = N_("new game asked on the page: OK starts it, BACK plays on")
-        self._note("prompt", {"kind": "new_game", "options": []})
+        self.note("prompt", {"kind": "new_game", "options": []})
         self.render(now)
         return True
 
@@ -678,7 +637,7 @@ class Station:
         self.status.message = Said.gettext("round {round}, table {table}: {names}. OK starts it",
                                            round=number, table=table,
                                            names=" \u2013 ".join(names))
-        self._note("prompt", {"kind": "new_game", "options": []})
+        self.note("prompt", {"kind": "new_game", "options": []})
         self.render(now)
         return True
 
@@ -710,7 +669,7 @@ class Station:
             if change.get("offer") is not None:  # offered again once the game on is over
                 self._declined = (change, self.session.game_id, self._over())
             self.status.message = N_("new game refused: the game goes on")
-            self._note("prompt", {"kind": "new_game_refused", "options": []})
+            self.note("prompt", {"kind": "new_game_refused", "options": []})
             return
         self.status.change = change
 
@@ -975,7 +934,7 @@ class Station:
                                            move=repr(text), reason=said_of(exc))) from exc
         canonical = game.move_text(before, game.parse_move(before, text))
         now = self.clock()
-        self._persist(lambda: self.session.revised(old, canonical, after), now)
+        self.persist(lambda: self.session.revised(old, canonical, after), now)
         self.follower.reset(after, list(self.session.history))
         self.status.last_move = canonical
         self.render(now)
