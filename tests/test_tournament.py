@@ -39,7 +39,7 @@ from pi_app.tournament.model import (
     TournamentError,
 )
 from pi_app.tournament.standings import points, seed_order, standings
-from pi_app.tournament.store import StoreError, TournamentStore
+from pi_app.tournament.store import TournamentStore, UnreadableTournament
 
 BYE = ""
 
@@ -642,18 +642,18 @@ def test_store_round_trip_private_and_logged(tmp_path: Path) -> None:
 def test_store_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"this is not a database file at all" * 200)
-    with pytest.raises(StoreError, match="not a tournament file"):
+    with pytest.raises(UnreadableTournament, match="not a tournament file"):
         TournamentStore(junk)
     newer = tmp_path / "newer.db"
     with sqlite3.connect(newer) as db:
         db.execute("PRAGMA user_version=9")
-    with pytest.raises(StoreError, match="newer version"):
+    with pytest.raises(UnreadableTournament, match="newer version"):
         TournamentStore(newer)
     path = tmp_path / "edited.db"
     with TournamentStore(path) as store:
         store.save(play_round(field("manami", 4, random.Random(1)), random.Random(1)))
         store.db.execute("UPDATE pairings SET seats = 'oops' WHERE table_no = 1")
-        with pytest.raises(StoreError, match="readable tournament"):
+        with pytest.raises(UnreadableTournament, match="readable tournament"):
             store.load()
     os.chmod(path, 0o644)
     TournamentStore(path).close()

@@ -21,7 +21,7 @@ confirmed result is on disk when ``save`` returns). The file is created readable
 only (0600): it holds the players' names and the referees' rulings.
 
 A file that cannot be read as a tournament (damaged, edited by hand, from a newer version)
-raises :class:`StoreError` with what is wrong; the file is left as it is.
+raises :class:`UnreadableTournament` with what is wrong; the file is left as it is.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ ADDED = (("confirmations", "action", "TEXT NOT NULL DEFAULT 'confirm'"),
 """Columns of schema 2, added to a version 1 file (and to a new one) when it is opened."""
 
 
-class StoreError(TournamentError):
+class UnreadableTournament(TournamentError):
     """The file does not hold a tournament this version can read; the message says why."""
 
 
@@ -128,8 +128,9 @@ class TournamentStore:
         try:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version > VERSION:
-                raise StoreError(f"{self.path} is from a newer version (schema {version}); "
-                                 f"this one reads schema {VERSION}")
+                raise UnreadableTournament(
+                    f"{self.path} is from a newer version (schema {version}); "
+                    f"this one reads schema {VERSION}")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
@@ -140,8 +141,8 @@ class TournamentStore:
             self.db.execute(f"PRAGMA user_version={VERSION}")
         except sqlite3.DatabaseError as exc:
             self.db.close()
-            raise StoreError(f"{self.path} is not a tournament file: {exc}") from None
-        except StoreError:
+            raise UnreadableTournament(f"{self.path} is not a tournament file: {exc}") from None
+        except UnreadableTournament:
             self.db.close()
             raise
 
@@ -222,9 +223,10 @@ class TournamentStore:
         try:
             return self._load()
         except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
-            if isinstance(exc, StoreError):
+            if isinstance(exc, UnreadableTournament):
                 raise
-            raise StoreError(f"{self.path} does not hold a readable tournament: {exc}") from None
+            raise UnreadableTournament(
+                f"{self.path} does not hold a readable tournament: {exc}") from None
 
     def _load(self) -> Tournament | None:
         db = self.db
