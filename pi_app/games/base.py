@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pi_app.errors import TikiError, UnreadableInput
+from pi_app.i18n import Said
 
 # An engine's state and move types. Whatever is generic over them (Game, the follower, the
 # session) is written plain where the game is chosen at run time (the station plays whichever
@@ -142,27 +143,6 @@ Words = Callable[[str], str]
 def as_written(text: str) -> str:
     """The English text as the code writes it: :data:`Words` when no language is asked for."""
     return text
-
-
-class Label(str):
-    """Short words about a game for people (an option in use: "5 rounds"). It *is* the English
-    text, so records, logs and tests read a plain ``str``; it keeps its catalog id and values
-    so the station can say it in its players' language (``pi_app.referee.rule_options``). The
-    engines import nothing of the station's translations: ``Label.gettext`` is the name
-    ``pybabel extract`` knows, so the ids reach the catalogs all the same."""
-
-    msgid: str
-    values: dict[str, object]
-
-    def __new__(cls, msgid: str, /, **values: object) -> Label:
-        label = super().__new__(cls, msgid.format(**values))
-        label.msgid, label.values = msgid, values
-        return label
-
-    @classmethod
-    def gettext(cls, msgid: str, **values: object) -> Label:
-        """``msgid`` with ``values`` put in (English here; translated where shown)."""
-        return cls(msgid, **values)
 
 
 @dataclass(frozen=True)
@@ -454,7 +434,7 @@ class Game(abc.ABC, Generic[S, M]):
         return []
 
     # -- options chosen at the table -------------------------------------------------------------
-    def option_labels(self, options: JSON) -> tuple[Label, ...]:
+    def option_labels(self, options: JSON) -> tuple[Said, ...]:
         """Short words for the options of a record that differ from the printed rules, for the
         screen and the page (``()``: the rules as printed)."""
         return ()

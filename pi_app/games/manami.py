@@ -48,7 +48,6 @@ from pi_app.games.base import (
     FinalResult,
     Game,
     IllegalMove,
-    Label,
     OptionPreset,
     PieceStyle,
     RecordError,
@@ -632,22 +631,22 @@ class ManamiGame(Game[ManamiState, Move]):
         return " ".join([kind, *names])
 
     # -- serialisation ---------------------------------------------------------------------------
-    def option_labels(self, options: JSON) -> tuple[Label, ...]:
-        out: list[Label] = []
+    def option_labels(self, options: JSON) -> tuple[Said, ...]:
+        out: list[Said] = []
         if options.get("shaman") is True:
-            out.append(Label.gettext("shaman enters") if options.get("shaman_off_board") is True
-                       else Label.gettext("shaman"))
+            out.append(Said.gettext("shaman enters") if options.get("shaman_off_board") is True
+                       else Said.gettext("shaman"))
         default = Options()
         tokens, fruit = options.get("tokens"), options.get("fruit")
         if isinstance(tokens, int) and tokens != default.tokens:
-            out.append(Label.gettext("{count} tokens", count=tokens))
+            out.append(Said.gettext("{count} tokens", count=tokens))
         if isinstance(fruit, int) and fruit != default.fruit:
-            out.append(Label.gettext("{count} fruit", count=fruit))
+            out.append(Said.gettext("{count} fruit", count=fruit))
         if "tiles" in options:
-            out.append(Label.gettext("own tiles"))
+            out.append(Said.gettext("own tiles"))
         limit = options.get("quiet_limit", DEFAULT_QUIET_LIMIT)
         if isinstance(limit, int):
-            out.append(Label.gettext("{count}-turn limit", count=limit))
+            out.append(Said.gettext("{count}-turn limit", count=limit))
         return tuple(out)
 
     def piece_style(self, piece: str) -> PieceStyle:

@@ -45,7 +45,6 @@ from pi_app.games.base import (
     FinalResult,
     Game,
     IllegalMove,
-    Label,
     OptionPreset,
     PieceStyle,
     RecordError,
@@ -1195,18 +1194,18 @@ class TacTikiGame(Game[TacState, Move]):
         return {"game": self.name, "options": options, "setup": setup, "moves": []}
 
     # -- options chosen at the table, pictures ---------------------------------------------------
-    def option_labels(self, options: JSON) -> tuple[Label, ...]:
-        out: list[Label] = []
+    def option_labels(self, options: JSON) -> tuple[Said, ...]:
+        out: list[Said] = []
         if options.get("strict_statue") is True:
-            out.append(Label.gettext("strict statue"))
+            out.append(Said.gettext("strict statue"))
         if options.get("attack_frozen") is True:
-            out.append(Label.gettext("attack frozen"))
+            out.append(Said.gettext("attack frozen"))
         ranks = options.get("ranks")
         if isinstance(ranks, list) and sorted(ranks) != list(DEFAULT_RANKS):
-            out.append(Label.gettext("own ranks"))
+            out.append(Said.gettext("own ranks"))
         quiet = options.get("quiet_turns", DEFAULT_QUIET_TURNS)
         if isinstance(quiet, int) and quiet > 0:
-            out.append(Label.gettext("draw after {count}", count=quiet))
+            out.append(Said.gettext("draw after {count}", count=quiet))
         return tuple(out)
 
     def piece_style(self, piece: str) -> PieceStyle:

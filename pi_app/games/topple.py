@@ -39,7 +39,6 @@ from pi_app.games.base import (
     FinalResult,
     Game,
     IllegalMove,
-    Label,
     OptionPreset,
     RecordError,
     Segment,
@@ -550,15 +549,15 @@ class ToppleGame(Game[ToppleState, Move]):
 
         return [f"action:{c}" for c in CARDS] + [card_tag(c) for c in deck()]
 
-    def option_labels(self, options: JSON) -> tuple[Label, ...]:
-        out: list[Label] = []
+    def option_labels(self, options: JSON) -> tuple[Said, ...]:
+        out: list[Said] = []
         players = options.get("players", 2)
         rounds = options.get("rounds")
         if isinstance(players, int) and isinstance(rounds, int) \
                 and rounds != default_rounds(players):
-            out.append(Label.gettext("{rounds} rounds", rounds=rounds))
+            out.append(Said.gettext("{rounds} rounds", rounds=rounds))
         if options.get("topple_bottom") is True:
-            out.append(Label.gettext("topple bottom"))
+            out.append(Said.gettext("topple bottom"))
         return tuple(out)
 
     # -- what everybody may see (R15) -----------------------------------------------------------

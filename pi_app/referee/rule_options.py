@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.games import GAME_NAMES, RecordError, get_game
-from pi_app.games.base import JSON, STANDARD, Label
+from pi_app.games.base import JSON, STANDARD
 from pi_app.i18n import N_, Said, translator
 
 #: Every option key each engine reads (``seeds/*.md``, Options), except Tiki Topple's
@@ -86,7 +86,7 @@ def preset_count(game_name: str) -> int:
     return len(PRESETS.get(game_name, ())) or 1
 
 
-def labels(game_name: str, options: Any) -> tuple[Label, ...]:
+def labels(game_name: str, options: Any) -> tuple[Said, ...]:
     """Short words for the options a game's record uses that differ from the printed rules,
     for the OLED's play screen and the page (``()``: the rules as printed)."""
     if not isinstance(options, dict) or game_name not in GAME_NAMES:
@@ -97,7 +97,7 @@ def labels(game_name: str, options: Any) -> tuple[Label, ...]:
 def words(game_name: str, options: Any, lang: str, *, standard: bool = False) -> str:
     """The options a game uses in ``lang``, as the OLED and the page show them ("5 rounds,
     topple bottom"; empty, or with ``standard`` the word for the rules as printed)."""
-    said = [Said.gettext(label.msgid, **label.values).in_language(lang)
+    said = [label.in_language(lang)
             for label in labels(game_name, options)]
     return ", ".join(said) or (translator(lang).gettext(STANDARD_WORD) if standard else "")
 
