@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games import Game, IllegalMove, RecordError, get_game
-from pi_app.games.base import JSON, FinalResult
+from pi_app.games.base import FinalResult
 from pi_app.i18n import said_of
+from pi_app.json_types import JSON
 
 
 @dataclass(frozen=True)

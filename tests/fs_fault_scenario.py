@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games import Game
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.referee import daemon
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config

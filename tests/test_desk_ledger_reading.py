@@ -11,7 +11,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net import topics
 from pi_app.net.desk import Desk, Incoming
 from pi_app.net.ledger import Ledger

@@ -55,7 +55,7 @@ from net_fixtures import (
 from pi_app.board.fixes import Fix
 from pi_app.board.follower import Acceptance
 from pi_app.games import get_game
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net.auth import hash_password
 from pi_app.net.desk import Desk, Incoming
 from pi_app.net.mqtt import PublisherConfig, new_client, start_publisher

@@ -24,8 +24,8 @@ from babel.messages.pofile import read_po
 from net_fixtures import ServerThread, driver, request
 
 from pi_app import i18n
-from pi_app.games.base import JSON
 from pi_app.i18n import Said
+from pi_app.json_types import JSON
 from pi_app.net import topics
 from pi_app.net.auth import hash_password
 from pi_app.net.dashboard_app import create_dashboard_app

@@ -23,7 +23,7 @@ from net_fixtures import (
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net.mqtt import PublisherConfig, start_publisher
 from pi_app.net.simstation import SimStation
 from pi_app.net.web import create_station_app

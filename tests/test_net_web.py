@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from net_fixtures import ServerThread, request
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net import topics
 from pi_app.net.auth import Brake, hash_password
 from pi_app.net.dashboard_app import COOKIE, create_dashboard_app

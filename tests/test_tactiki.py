@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from pi_app.games import IllegalMove, RecordError, get_game
-from pi_app.games.base import JSON
 from pi_app.games.tactiki import (
     FIELD_NAMES,
     GAME,
@@ -25,6 +24,7 @@ from pi_app.games.tactiki import (
     TacState,
     player_view,
 )
+from pi_app.json_types import JSON
 from pi_app.records import replay
 
 REPO = Path(__file__).resolve().parent.parent

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from pi_app.games import IllegalMove, RecordError
-from pi_app.games.base import JSON
 from pi_app.games.tactiki import (
     FIELD_NAMES,
     GAME,
@@ -24,6 +23,7 @@ from pi_app.games.tactiki import (
     TacState,
     player_view,
 )
+from pi_app.json_types import JSON
 from pi_app.records import replay
 
 SETTINGS = settings(max_examples=20, deadline=None,

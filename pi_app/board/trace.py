@@ -39,7 +39,7 @@ from pi_app.board.geometry import GeometryError, load_geometry
 from pi_app.board.registry import RegistryError, TagRegistry
 from pi_app.errors import UnreadableInput
 from pi_app.games import GameError, get_game
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.readings import (
     ButtonPressed,
     LinkState,

@@ -37,7 +37,8 @@ from typing import Any
 
 from pi_app.bots.models import MODELS
 from pi_app.games import get_game
-from pi_app.games.base import JSON, Game, IllegalMove
+from pi_app.games.base import Game, IllegalMove
+from pi_app.json_types import JSON
 
 #: The most moves named per player.
 PER_PLAYER = 3

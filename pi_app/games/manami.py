@@ -43,7 +43,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from pi_app.games.base import (
-    JSON,
     STANDARD,
     FinalResult,
     Game,
@@ -58,6 +57,7 @@ from pi_app.games.base import (
     options_of,
 )
 from pi_app.i18n import Said
+from pi_app.json_types import JSON
 
 # -- geometry ------------------------------------------------------------------------------------
 

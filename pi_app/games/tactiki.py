@@ -40,7 +40,6 @@ from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 from pi_app.games.base import (
-    JSON,
     STANDARD,
     FinalResult,
     Game,
@@ -56,6 +55,7 @@ from pi_app.games.base import (
     options_of,
 )
 from pi_app.i18n import N_, Said
+from pi_app.json_types import JSON
 
 # -- geometry -------------------------------------------------------------------------------------
 

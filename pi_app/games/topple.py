@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pi_app.games.base import (
-    JSON,
     STANDARD,
     Card,
     FinalResult,
@@ -51,6 +50,7 @@ from pi_app.games.base import (
     options_of,
 )
 from pi_app.i18n import Said
+from pi_app.json_types import JSON
 
 TIKIS: tuple[str, ...] = (
     "Hookipa", "Lokahi", "Nani", "Wikiwiki", "Akamai", "Huhu", "Nui", "Kapu", "Eepo",

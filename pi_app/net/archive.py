@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net.redact import public_record
 from pi_app.referee.store import EventStore, GameRow, StoreError
 

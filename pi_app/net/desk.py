@@ -45,8 +45,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from pi_app.games.base import JSON
 from pi_app.i18n import translator
+from pi_app.json_types import JSON
 from pi_app.net import topics
 from pi_app.net.eventlog import Skew, event_lines, feed_text, result_text
 from pi_app.net.ledger import Ledger

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pi_app.board.fixes import Fix, fix_words
-from pi_app.games.base import JSON
 from pi_app.i18n import N_
+from pi_app.json_types import JSON
 
 Words = gettext.NullTranslations
 """A language's translations (:func:`pi_app.i18n.translator`): the words a line is said in."""

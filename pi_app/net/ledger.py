@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net.eventlog import standing_moves
 from pi_app.net.schema import PayloadError, check, check_event_data
 from pi_app.records import fold

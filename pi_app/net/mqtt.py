@@ -63,7 +63,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net import topics
 from pi_app.net.redact import is_over, public_data, public_record, public_snapshot
 from pi_app.net.schema import (

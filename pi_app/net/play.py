@@ -41,7 +41,8 @@ from pi_app.bots.play import decide
 from pi_app.bots.review import changed_cells, review
 from pi_app.bots.views import FirstStep, SeatView, seat_view
 from pi_app.games import get_game
-from pi_app.games.base import JSON, Game, GameError
+from pi_app.games.base import Game, GameError
+from pi_app.json_types import JSON
 from pi_app.net.review_svg import evaluation_svg, scores_svg, slip_svg
 from pi_app.net.svg import board_svg, piece_style
 from pi_app.records import fold

@@ -25,7 +25,7 @@ from typing import Any
 
 from pi_app.board.fixes import Fix
 from pi_app.games import Game, GameError, get_game
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 
 Engine = Game[Any, Any]
 #: Makes one field public; returns :data:`HIDDEN` to leave the field out.

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.games import Game, GameError
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 
 Engine = Game[Any, Any]
 

@@ -24,7 +24,7 @@ from enum import Enum
 from typing import Any, TypeVar, Union
 
 from pi_app.errors import UnreadableInput
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.net import topics
 from pi_app.net.sizes import TooBig, check_bytes, check_sizes
 from pi_app.referee.feed import StationStatus

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.games import GAME_NAMES, get_game
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.referee.feed import FeedSnapshot, StationFeed, StationStatus
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event, EventStore

@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
-from pi_app.games.base import JSON
 from pi_app.i18n import N_, translator
+from pi_app.json_types import JSON
 
 #: The overview's fields a spectator row keeps (all public, ``Desk.summary(full=False)``).
 ROW_FIELDS = ("board", "round", "table", "status", "title", "game", "players", "scores",

@@ -50,8 +50,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pi_app.games.base import JSON
 from pi_app.ids import ID_PATTERN, IdError, check_id
+from pi_app.json_types import JSON
 
 ROOT = "tiki"
 LEAVES = ("status", "state", "record", "game", "events")

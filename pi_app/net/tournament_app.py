@@ -67,8 +67,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from pi_app.errors import UnreadableInput
-from pi_app.games.base import JSON
 from pi_app.i18n import choose, translator
+from pi_app.json_types import JSON
 from pi_app.net import pages
 from pi_app.net.desk import Desk
 from pi_app.net.schema import LocksPayload, PairingPayload

@@ -72,8 +72,8 @@ from starlette.routing import BaseRoute, Route
 from pi_app.board.geometry import Geometry
 from pi_app.errors import UnreadableInput
 from pi_app.games import GAME_NAMES
-from pi_app.games.base import JSON
 from pi_app.i18n import Said, choose, translator
+from pi_app.json_types import JSON
 from pi_app.net import pages
 from pi_app.net.archive import GameArchive
 from pi_app.net.auth import Brake, same

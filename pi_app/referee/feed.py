@@ -48,8 +48,8 @@ from typing import Any, TypedDict
 from pi_app.board.fixes import Fix
 from pi_app.board.follower import GuidanceKind, Prompt
 from pi_app.errors import TikiError
-from pi_app.games.base import JSON
 from pi_app.i18n import LANGUAGES
+from pi_app.json_types import JSON
 from pi_app.referee.rule_options import words as option_words
 from pi_app.referee.session import Session
 from pi_app.referee.store import Event

@@ -14,7 +14,7 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from pi_app.bots.review import Review, review
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.games import GAME_NAMES, RecordError, get_game
-from pi_app.games.base import JSON, STANDARD
+from pi_app.games.base import STANDARD
 from pi_app.i18n import N_, Said, translator
+from pi_app.json_types import JSON
 
 #: Every option key each engine reads (``seeds/*.md``, Options), except Tiki Topple's
 #: ``players``: the players are chosen on their own, and the station writes their count.

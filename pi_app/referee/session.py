@@ -17,7 +17,8 @@ from typing import Generic
 
 from pi_app.board.follower import Acceptance
 from pi_app.games import Game, get_game
-from pi_app.games.base import JSON, Card, M, S
+from pi_app.games.base import Card, M, S
+from pi_app.json_types import JSON
 from pi_app.records import fold, replay
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, GameRow, StoreError
 

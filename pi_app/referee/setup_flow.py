@@ -24,8 +24,9 @@ from typing import Protocol
 
 from pi_app.board.follower import Follower, Prompt, PromptKind
 from pi_app.board.geometry import Geometry
-from pi_app.games.base import JSON, Card, SetupInput
+from pi_app.games.base import Card, SetupInput
 from pi_app.i18n import N_, Said
+from pi_app.json_types import JSON
 from pi_app.referee import feedback as fb
 from pi_app.referee.config import Config
 from pi_app.referee.feed import Phase

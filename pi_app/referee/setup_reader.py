@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_app.games.base import JSON, Game, GameError
+from pi_app.games.base import Game, GameError
+from pi_app.json_types import JSON
 from pi_app.records import replay
 
 

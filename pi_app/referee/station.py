@@ -42,10 +42,11 @@ from pi_app.board.inference import Verdict
 from pi_app.board.registry import TagRegistry
 from pi_app.bots.hints import HINT_LEVEL, hint_budget, hint_rng
 from pi_app.games import GAME_NAMES, get_game
-from pi_app.games.base import JSON, FinalResult
+from pi_app.games.base import FinalResult
 from pi_app.hw.display import Display
 from pi_app.hw.leds import LedStrip
 from pi_app.i18n import N_, Said, said_of
+from pi_app.json_types import JSON
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
 from pi_app.records import fold
 from pi_app.referee import feedback as fb

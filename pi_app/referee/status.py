@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pi_app.board.follower import Guidance, Prompt
-from pi_app.games.base import JSON, Card
+from pi_app.games.base import Card
+from pi_app.json_types import JSON
 from pi_app.referee.feed import Phase
 from pi_app.referee.setup_reader import StackOrder
 

@@ -55,7 +55,7 @@ from typing import Any
 
 from pi_app.errors import TikiError
 from pi_app.games import GAME_NAMES
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 
 #: The schema below, as ``PRAGMA user_version``. Raise it with every change of the tables; a
 #: station never opens a database of a higher version (a newer tikiboard wrote it).

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_app.games.base import JSON
+from pi_app.json_types import JSON
 from pi_app.referee.store import (
     EventStore,
     GameRow,

@@ -43,7 +43,8 @@ from pi_app.board.follower import (
 )
 from pi_app.board.geometry import Geometry
 from pi_app.board.registry import TagRegistry
-from pi_app.games.base import JSON, Game, IllegalMove
+from pi_app.games.base import Game, IllegalMove
+from pi_app.json_types import JSON
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, SensorEvent
 from pi_app.sim.hands import Action, Hands, Noise, PhysicalBoard
 from pi_app.sim.sensors import SensorModel
