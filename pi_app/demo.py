@@ -27,10 +27,12 @@ from typing import Any, TextIO
 from PIL import Image
 
 from pi_app.board.follower import Prompt, takeback_plies
+from pi_app.board.outcomes import PromptKind
 from pi_app.i18n import N_, translator
 from pi_app.referee.config import Config
 from pi_app.referee.config import Station as StationConfig
 from pi_app.referee.daemon import Hardware
+from pi_app.referee.feed import Phase
 from pi_app.referee.station import Station
 from pi_app.sim.hands import Noise
 from pi_app.sim.players_live import LivePlayers
@@ -274,7 +276,7 @@ class DemoPlayers:
                                            SLOW_READ):
                     return
                 continue
-            if prompt.kind == "takeback":
+            if prompt.kind == PromptKind.TAKEBACK:
                 await self.players.press("back")
                 continue
             before = self.station.session.state
@@ -346,7 +348,7 @@ class DemoPlayers:
         """The set-up is done, or the station waits on the players' cards (Topple's Secret
         Tiki cards, tapped in the play loop): what the hands wait for after laying out."""
         status = self.station.status
-        return status.cards is not None or (status.phase == "play"
+        return status.cards is not None or (status.phase == Phase.PLAY
                                             and not self.station.blocked())
 
     def _holds(self, intended: Any, set_ups: int) -> bool:
@@ -399,7 +401,7 @@ class DemoPlayers:
             return
         await self.players.change(view)
         await self.wait_for(lambda: self._prompt() is not None, SLOW_READ)
-        if self._prompt() is not None and self._prompt().kind == "takeback":  # type: ignore[union-attr]
+        if self._prompt() is not None and self._prompt().kind == PromptKind.TAKEBACK:  # type: ignore[union-attr]
             await self.players.press("ok")
         await self.wait_for(lambda: station.session.state == earlier, SLOW_READ)
 
@@ -417,7 +419,7 @@ class DemoPlayers:
         def read_or_asked() -> bool:
             prompt = self._prompt()
             return station.status.reading is None or (prompt is not None
-                                                      and prompt.kind == "order")
+                                                      and prompt.kind == PromptKind.ORDER)
 
         def seen(stacks: dict[str, tuple[str, ...]]) -> Callable[[], bool]:
             def check() -> bool:
@@ -428,7 +430,7 @@ class DemoPlayers:
         for _ in range(6):  # the board is read reader by reader: more fields may follow
             await self.wait_for(read_or_asked, PATIENCE)
             prompt = self._prompt()
-            if station.status.reading is None or prompt is None or prompt.kind != "order":
+            if station.status.reading is None or prompt is None or prompt.kind != PromptKind.ORDER:
                 return
             fields = prompt.options
             empty: dict[str, tuple[str, ...]] = {c: () for c in fields}
@@ -474,7 +476,7 @@ class DemoPlayers:
                 await self.wait_for(lambda ended=state: station.session.state is not ended,
                                     PATIENCE)
                 continue
-            if station.status.phase == "setup":  # a new round: lay out the new line by hand
+            if station.status.phase == Phase.SETUP:  # a new round: lay out the new line by hand
                 await self.settle_board()
                 await self.wait_for(self._set_up, PATIENCE)
                 continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +185,18 @@ def _moves_of(record: JSON) -> list[str]:
     return moves
 
 
+class PlayKind(StrEnum):
+    """The station's stored events that change a game's record (:func:`fold`); the store keeps
+    other kinds (notes, prompts) for the feed and logs."""
+
+    MOVE = "move"
+    REVISE = "revise"
+    TAKEBACK = "takeback"
+    DEAL = "deal"
+    CARDS = "cards"
+    RESULT = "result"
+
+
 def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
     """The record of a game: its set-up record with the station's play events applied.
 
@@ -194,20 +207,20 @@ def fold(setup: JSON, events: Iterable[tuple[str, JSON]]) -> JSON:
     """
     record: JSON = json.loads(json.dumps(setup))
     for kind, data in events:
-        if kind == "move":
+        if kind == PlayKind.MOVE:
             _moves_of(record).append(data["text"])
-        elif kind == "revise":
+        elif kind == PlayKind.REVISE:
             moves = _moves_of(record)
             if moves:
                 moves[-1] = data["text"]
-        elif kind == "takeback":
+        elif kind == PlayKind.TAKEBACK:
             moves = _moves_of(record)
             del moves[max(0, len(moves) - int(data["plies"])):]
-        elif kind == "deal":
+        elif kind == PlayKind.DEAL:
             record.setdefault("rounds", []).append(dict(data["round"], moves=[]))
-        elif kind == "cards" and "cards" in data:  # the cards the players really drew
+        elif kind == PlayKind.CARDS and "cards" in data:  # the cards the players really drew
             # (absent from the public form of the event, pi_app.net.redact)
             record["rounds"][-1]["cards"] = [list(c) for c in data["cards"]]
-        elif kind == "result" and data.get("draw_agreed") is True:
+        elif kind == PlayKind.RESULT and data.get("draw_agreed") is True:
             record["draw_agreed"] = True
     return record

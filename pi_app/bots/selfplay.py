@@ -75,10 +75,10 @@ def play_pair(game_name: str, players: int, level: str, opponent: str, games: in
                            clock=time.process_time)
         decisions += result.decisions
         seconds += result.seconds[seat]
-        kind = outcome(result.winners, seat)
-        wins += kind == "win"
-        draws += kind == "draw"
-        losses += kind == "loss"
+        verdict = outcome(result.winners, seat)
+        wins += verdict == "win"
+        draws += verdict == "draw"
+        losses += verdict == "loss"
     score = wins + draws / 2
     low, high = wilson(score, games)
     return {

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from pi_app.json_types import JSON
 from pi_app.net.redact import public_record
+from pi_app.records import PlayKind
 from pi_app.referee.store import EventStore, GameRow, StoreError
 
 
@@ -97,7 +98,7 @@ def _move_counts(db: sqlite3.Connection) -> dict[int, int]:
             "SELECT game_id, kind, data FROM events WHERE kind IN ('move', 'takeback') "
             "ORDER BY id"):
         change = 1
-        if kind == "takeback":
+        if kind == PlayKind.TAKEBACK:
             try:
                 plies = json.loads(data).get("plies", 0)
             except (ValueError, AttributeError):

@@ -24,8 +24,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pi_app.board.fixes import Fix, fix_words
+from pi_app.board.outcomes import GuidanceKind
 from pi_app.i18n import N_
 from pi_app.json_types import JSON
+from pi_app.records import PlayKind
 
 Words = gettext.NullTranslations
 """A language's translations (:func:`pi_app.i18n.translator`): the words a line is said in."""
@@ -108,16 +110,16 @@ def event_words(kind: str, data: JSON, players: Sequence[Any], move: int | None,
     ``in_sync``, so the line says what ended."""
     said = words or _ENGLISH
     _ = said.gettext
-    if kind == "move":
+    if kind == PlayKind.MOVE:
         player = data.get("player")
         if player is None:
             return _("move {number}: {move}").format(number=move, move=data.get("text", "?"))
         return _("move {number}: {player} \u2014 {move}").format(
             number=move, player=who(players, player, words), move=data.get("text", "?"))
-    if kind == "revise":
+    if kind == PlayKind.REVISE:
         return _("move {number} read again: {old} \u2192 {new}").format(
             number=move, old=data.get("replaced", "?"), new=data.get("text", "?"))
-    if kind == "takeback":
+    if kind == PlayKind.TAKEBACK:
         plies = data.get("plies", "?")
         count = plies if isinstance(plies, int) else 2
         return said.ngettext("takeback {count} move", "takeback {count} moves",
@@ -135,9 +137,9 @@ def event_words(kind: str, data: JSON, players: Sequence[Any], move: int | None,
         what = _("which move?") if data.get("kind") == "ambiguous" else \
             _("question ({kind})").format(kind=data.get("kind", "?"))
         return f"{what} {' / '.join(options)}".strip()
-    if kind == "mismatch":
+    if kind == GuidanceKind.MISMATCH:
         return _("mismatch") + _fixes(data, said)
-    if kind == "follow_up":
+    if kind == GuidanceKind.FOLLOW_UP:
         return _("follow-up") + _fixes(data, said)
     if kind == "in_sync":
         return _(_ENDED.get(guided or "", _IN_SYNC))
@@ -170,14 +172,14 @@ def event_lines(events: Iterable[JSON], players_of: dict[int, Sequence[Any]],
         data = e.get("data") if isinstance(e.get("data"), dict) else {}
         assert isinstance(data, dict)
         number = standing.get(game, 0)
-        if kind == "move":
+        if kind == PlayKind.MOVE:
             number += 1
             standing[game] = number
-        elif kind == "takeback" and isinstance(data.get("plies"), int):
+        elif kind == PlayKind.TAKEBACK and isinstance(data.get("plies"), int):
             standing[game] = max(0, number - int(data["plies"]))
         line = event_words(kind, data, players_of.get(game, ()), number or None,
                            guided.get(game), words)
-        if kind in ("mismatch", "follow_up"):
+        if kind in (GuidanceKind.MISMATCH, GuidanceKind.FOLLOW_UP):
             guided[game] = kind
         elif kind == "in_sync":
             guided[game] = None
@@ -189,9 +191,9 @@ def standing_moves(kinds: Iterable[tuple[str, JSON]]) -> int:
     """How many moves stand after these events (moves minus what takebacks undid)."""
     count = 0
     for kind, data in kinds:
-        if kind == "move":
+        if kind == PlayKind.MOVE:
             count += 1
-        elif kind == "takeback" and isinstance(data.get("plies"), int):
+        elif kind == PlayKind.TAKEBACK and isinstance(data.get("plies"), int):
             count = max(0, count - int(data["plies"]))
     return count
 

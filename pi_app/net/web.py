@@ -83,7 +83,7 @@ from pi_app.net.redact import public_snapshot
 from pi_app.net.svg import board_svg
 from pi_app.referee.address import page_address
 from pi_app.referee.config import Config as StationConfig
-from pi_app.referee.feed import ActionError, StationFeed
+from pi_app.referee.feed import ActionError, StationFeed, StationStatus
 from pi_app.referee.qr import qr_code
 from pi_app.referee.store import EventStore, StoreError
 
@@ -179,15 +179,15 @@ def waiting_text(snapshot: JSON, words: dict[str, str] | None = None) -> str:
     said = words or pages.page_words(translator("en").gettext)
     status = snapshot.get("status")
     prompt = snapshot.get("prompt")
-    if status == "prompt" and isinstance(prompt, dict):
+    if status == StationStatus.PROMPT and isinstance(prompt, dict):
         options = " / ".join(str(o) for o in prompt.get("options", []))
         return pages.say(said, "choose", options=options)
-    if status == "mismatch":
+    if status == StationStatus.MISMATCH:
         return said["mismatch"]
-    if status == "follow_up":
+    if status == StationStatus.FOLLOW_UP:
         return said["follow_up"]
     players = list(snapshot.get("players") or [])
-    if status == "over":
+    if status == StationStatus.OVER:
         winners = snapshot.get("winners")
         if not isinstance(winners, list):
             return said["over"]

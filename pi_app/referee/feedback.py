@@ -33,6 +33,7 @@ from PIL import Image, ImageDraw, ImageFont
 from pi_app.board.fixes import Fix, fix_words
 from pi_app.board.follower import GuidanceKind, Prompt
 from pi_app.board.geometry import Geometry
+from pi_app.board.outcomes import PromptKind
 from pi_app.games import GAME_NAMES, get_game
 from pi_app.hw.leds import RGB
 from pi_app.i18n import N_, Said, game_title, translator
@@ -294,7 +295,8 @@ def cell_signals(scene: Scene, t: float) -> dict[str, Lamp]:
     """Which signal each lit cell shows at ``t``; one per cell, the most urgent wins:
     takeback, the fix to do now, the question, the confirmation, the station's move or a hint
     (only while the board shows the position), then the dim "differs"."""
-    if scene.phase in ("offline", "menu") or (scene.phase == "error" and not scene.store_error):
+    if scene.phase in (Phase.OFFLINE, Phase.MENU) or (scene.phase == Phase.ERROR
+                                                      and not scene.store_error):
         return {}  # blind sensors, no game, or a broken station: the board says nothing
     out: dict[str, Lamp] = {}
 
@@ -325,14 +327,14 @@ def cell_signals(scene: Scene, t: float) -> dict[str, Lamp]:
 def status_signals(scene: Scene, geometry: Geometry) -> dict[str, Lamp]:
     """Which signal each status LED group (``p0``, ``p1``, ...) shows."""
     groups = list(geometry.status_leds)
-    if scene.store_error or scene.phase == "error":
+    if scene.store_error or scene.phase == Phase.ERROR:
         return {g: Lamp(SIGNALS["store_error"]) for g in groups}
-    if scene.phase == "offline":
+    if scene.phase == Phase.OFFLINE:
         return {g: Lamp(SIGNALS["link_down"]) for g in groups}
-    if scene.phase == "over":
+    if scene.phase == Phase.OVER:
         return {f"p{w}": Lamp(SIGNALS["winner"]) for w in scene.winners or ()
                 if f"p{w}" in geometry.status_leds}
-    if scene.phase in ("play", "prompt") and scene.to_move is not None:
+    if scene.phase in (Phase.PLAY, Phase.PROMPT) and scene.to_move is not None:
         key = f"p{scene.to_move}"
         return {key: Lamp(SIGNALS["your_turn"])} if key in geometry.status_leds else {}
     return {}
@@ -564,17 +566,17 @@ def screen_name(scene: Scene) -> str:
         return "firstboot"
     if scene.store_error:
         return "store-error"
-    if scene.phase in ("error", "offline", "menu"):
+    if scene.phase in (Phase.ERROR, Phase.OFFLINE, Phase.MENU):
         return scene.phase
     if scene.prompt is not None:
         return "prompt"
-    if scene.phase == "over":
+    if scene.phase == Phase.OVER:
         return "over"
     if scene.takeback:
         return "takeback"
-    if scene.fixes and scene.phase != "setup":
+    if scene.fixes and scene.phase != Phase.SETUP:
         return "guidance"
-    return "setup" if scene.phase == "setup" else "play"
+    return "setup" if scene.phase == Phase.SETUP else "play"
 
 
 def screen(scene: Scene, size: tuple[int, int] = SIZE) -> Image.Image:
@@ -719,14 +721,14 @@ def _order(c: _Canvas, fields: Sequence[str]) -> None:
 def _prompt(c: _Canvas, scene: Scene) -> None:
     prompt = scene.prompt
     assert prompt is not None
-    if prompt.kind == "order":
+    if prompt.kind == PromptKind.ORDER:
         _order(c, prompt.options)
         return
     heading, keys = _QUESTIONS.get(prompt.kind, (N_("Question"), (("OK", N_("pick")),
                                                                   ("MENU", "next"))))
     c.header(c._(heading), player_name(scene, scene.to_move) if scene.to_move is not None else "")
     options = prompt.options or (c._("(no options)"),)
-    if prompt.kind == "takeback" and prompt.plies > 0:  # the follower words it in English
+    if prompt.kind == PromptKind.TAKEBACK and prompt.plies > 0:  # the follower words it in English
         options = (c.ngettext("take back {count} move", "take back {count} moves",
                               prompt.plies).format(count=prompt.plies),)
     c.options(options, min(max(prompt.selected, 0), len(options) - 1))

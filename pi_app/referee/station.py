@@ -48,7 +48,7 @@ from pi_app.hw.leds import LedStrip
 from pi_app.i18n import N_, Said, said_of
 from pi_app.json_types import JSON
 from pi_app.readings import ButtonPressed, HardwareFault, HwEvent, LinkStatus
-from pi_app.records import fold
+from pi_app.records import PlayKind, fold
 from pi_app.referee import feedback as fb
 from pi_app.referee import setup_flow
 from pi_app.referee.config import Config
@@ -205,7 +205,8 @@ class Station:
         if last is not None and last.kind == "move":
             follower.resume_last_move(Acceptance.stored(last.data.get("how")),
                                       bool(last.data.get("lifts_only")), self.clock())
-        left = last.data.get("left") if last is not None and last.kind == "takeback" else None
+        left = (last.data.get("left") if last is not None and last.kind == PlayKind.TAKEBACK
+                else None)
         if not tidied and isinstance(left, dict) and all(
                 isinstance(p, list) and all(isinstance(x, str) for x in p) for p in left.values()):
             follower.resume_takeback(left)
@@ -324,14 +325,14 @@ class Station:
                 self.note("in_sync", {})
                 self.status.guidance = None
                 self.status.takeback = ()
-                if self.status.phase == "setup" and not self.blocked():
+                if self.status.phase == Phase.SETUP and not self.blocked():
                     self.status.phase = Phase.PLAY
         self._settle_phase(now)
         return outcomes
 
     def _settle_phase(self, now: float) -> None:
         """Out of ``setup`` once the board shows the position (a restart's check is done)."""
-        if self.status.phase == "setup" and not self.blocked() and \
+        if self.status.phase == Phase.SETUP and not self.blocked() and \
                 self.follower.decide(now).verdict is Verdict.UNCHANGED:
             self.status.phase = Phase.PLAY
             self.status.guidance = None
@@ -461,18 +462,18 @@ class Station:
             return True
         if self._draw_button(button, now):
             return True
-        if status.phase not in ("over", "menu"):
+        if status.phase not in (Phase.OVER, Phase.MENU):
             return False
         choices = self.menu_triples()
         current = (status.menu_game or self.session.game.name,
                    status.menu_players or len(self._players()),
-                   status.menu_preset if status.phase == "menu" else 0)
+                   status.menu_preset if status.phase == Phase.MENU else 0)
         if button == "menu":  # the next game, player count and rule options this board offers
             at = choices.index(current) if current in choices else -1
             status.menu_game, status.menu_players, status.menu_preset = \
                 choices[(at + 1) % len(choices)]
             status.phase = Phase.MENU
-        elif button == "back" and status.phase == "menu":
+        elif button == "back" and status.phase == Phase.MENU:
             status.phase = Phase.OVER
         elif button == "ok":
             game, count, preset = current if current in choices else choices[0]
@@ -496,7 +497,7 @@ class Station:
         """Open the draw question (``agreed``: confirmations already given; the page's
         ``draw`` action gives one, so the station's OK, the other player's, completes it)."""
         game, state = self.session.game, self.session.state
-        if self.status.phase not in ("play", "setup") or game.is_over(state) \
+        if self.status.phase not in (Phase.PLAY, Phase.SETUP) or game.is_over(state) \
                 or self.draw_agreed() or self.blocked():
             raise ActionError(Said.gettext("there is no game in play to agree a draw in"))
         if self.status.prompt is not None and self.status.prompt.kind is not PromptKind.DRAW:
@@ -508,8 +509,8 @@ class Station:
         """MENU during play offers a draw; with the offer open, OK agrees (two agreements end
         the game, one per player) and BACK withdraws it. False: not a draw button."""
         prompt, status = self.status.prompt, self.status
-        if prompt is None or prompt.kind != "draw":
-            if button != "menu" or prompt is not None or status.phase != "play" \
+        if prompt is None or prompt.kind != PromptKind.DRAW:
+            if button != "menu" or prompt is not None or status.phase != Phase.PLAY \
                     or self.session.game.is_over(self.session.state) or self.draw_agreed():
                 return False
             try:
@@ -730,21 +731,21 @@ class Station:
             phase = Phase.OFFLINE
         elif status.store_error:
             phase = Phase.ERROR
-        elif status.prompt is not None and phase == "play":
+        elif status.prompt is not None and phase == Phase.PLAY:
             phase = Phase.PROMPT
         guidance = None if status.reading is not None else status.guidance
         left = self.round_left(now)
         prompt_cells: tuple[str, ...] = ()
         if status.prompt is not None:
-            if status.prompt.kind == "order":  # the set-up's fields of unknown order
+            if status.prompt.kind == PromptKind.ORDER:  # the set-up's fields of unknown order
                 prompt_cells = status.prompt.options
-            elif status.prompt.kind == "takeback" and status.prompt.plies:
+            elif status.prompt.kind == PromptKind.TAKEBACK and status.prompt.plies:
                 history = self.follower.history
                 earlier = history[-status.prompt.plies][0] if len(history) >= \
                     status.prompt.plies else state
                 prompt_cells = fb.changed_cells(game.expected_view(earlier),
                                                 game.expected_view(state))
-            elif status.prompt.kind != "draw":
+            elif status.prompt.kind != PromptKind.DRAW:
                 prompt_cells = fb.option_cells(game, state, status.prompt.options)
         return fb.Scene(
             game=game.name, title=game.title, phase=phase,
@@ -763,7 +764,7 @@ class Station:
             store_error=status.store_error, menu_game=status.menu_game,
             menu_players=status.menu_players or len(self._players()),
             menu_choices=self.menu_choices(), page_url=self.page_url,
-            options=self._menu_words() if phase == "menu" else self.options_words(),
+            options=self._menu_words() if phase == Phase.MENU else self.options_words(),
             setup_code=self.setup_code, setup_url=self.setup_url, setup_qr=self.setup_qr,
             round_minutes=None if left is None else math.ceil(left / 60),
             **self._shown_cells(state),
@@ -849,7 +850,7 @@ class Station:
             StationStatus.of_phase(scene.phase, scene.guidance_kind),
             draw_agreed=self.draw_agreed(), prompt=scene.prompt, fixes=scene.fixes,
             notice=self.status.notice,
-            review=self.postgame.of(self._review_key()) if scene.phase == "over" else None,
+            review=self.postgame.of(self._review_key()) if scene.phase == Phase.OVER else None,
             station_seats=self.opponent.levels, round_left=self.round_left(self.clock()))
 
     def screen_image(self, now: float) -> Image.Image:
@@ -906,7 +907,7 @@ class Station:
             is never both players: the last agreement is always OK on the station, pressed
             at the table, so one person with the PIN cannot end a game as a draw alone."""
             prompt = self.status.prompt
-            if prompt is None or prompt.kind != "draw":
+            if prompt is None or prompt.kind != PromptKind.DRAW:
                 raise ActionError(Said.gettext("no draw is offered: offer one first"))
             if prompt.selected >= 1:
                 raise ActionError(Said.gettext(
@@ -969,7 +970,7 @@ class Station:
     def _station_moves(self, state: Any) -> bool:
         """Is it a station's seat's turn to have its move thought out and shown?"""
         game = self.session.game
-        return self.status.phase in ("play", "setup") and not self.blocked() \
+        return self.status.phase in (Phase.PLAY, Phase.SETUP) and not self.blocked() \
             and not game.is_over(state) and self.opponent.plays(game.to_move(state))
 
     def _shown(self, state: Any) -> Shown | None:
@@ -1032,7 +1033,7 @@ class Station:
             return N_("hints are locked by the referee")
         if not self.opponent.hints:
             return N_("hints are off (tournament mode)")
-        if self.status.phase != "play" or self.blocked() or game.is_over(state) \
+        if self.status.phase != Phase.PLAY or self.blocked() or game.is_over(state) \
                 or game.to_move(state) is None:
             return N_("there is no move to hint at now")
         if self.opponent.plays(game.to_move(state)):
@@ -1044,7 +1045,7 @@ class Station:
         thought out off the loop and shown when ready."""
         why = self._hint_refusal()
         if why:
-            self.status.message = why if self.status.phase == "play" else self.status.message
+            self.status.message = why if self.status.phase == Phase.PLAY else self.status.message
             return
         self.status.message = ""
         game, state = self.session.game, self.session.state

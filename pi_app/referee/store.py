@@ -56,6 +56,7 @@ from typing import Any
 from pi_app.errors import TikiError
 from pi_app.games import GAME_NAMES
 from pi_app.json_types import JSON
+from pi_app.records import PlayKind
 
 #: The schema below, as ``PRAGMA user_version``. Raise it with every change of the tables; a
 #: station never opens a database of a higher version (a newer tikiboard wrote it).
@@ -95,7 +96,7 @@ COLUMNS = {
 _CORRUPT_CODES = (11, 26)
 
 #: Event kinds that change the position (the rest are kept for the feed and logs).
-PLAY_KINDS = ("move", "revise", "takeback", "deal", "cards", "result")
+PLAY_KINDS = tuple(str(kind) for kind in PlayKind)
 
 
 class StoreError(TikiError, RuntimeError):

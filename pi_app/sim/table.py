@@ -42,6 +42,7 @@ from pi_app.board.follower import (
     takeback_plies,
 )
 from pi_app.board.geometry import Geometry
+from pi_app.board.outcomes import GuidanceKind, PromptKind
 from pi_app.board.registry import TagRegistry
 from pi_app.games.base import Game, IllegalMove
 from pi_app.json_types import JSON
@@ -283,7 +284,7 @@ class SimTable:
                 self.stats.revised += 1
             elif isinstance(outcome, Prompt):
                 self.stats.prompts += 1
-            if isinstance(outcome, Guidance) and outcome.kind == "mismatch":
+            if isinstance(outcome, Guidance) and outcome.kind == GuidanceKind.MISMATCH:
                 if not self._mismatch_open:
                     self.stats.mismatches_raised += 1
                     self._mismatch_open = True
@@ -481,13 +482,13 @@ class SimTable:
             prompt = self._open_prompt()
             if prompt is None or self._same(self.referee.state, intended):
                 return
-            if prompt.kind in ("ambiguous", "decision"):
+            if prompt.kind in (PromptKind.AMBIGUOUS, PromptKind.DECISION):
                 wanted = self.game.move_text(self.referee.state, move)
                 texts = prompt.options
                 if wanted not in texts:  # the follower offers a canonical text for that state
                     wanted = next((t for t in texts if self._leads_to(t, intended)), texts[0])
                 card = wanted.split()[0]
-                if (prompt.kind == "ambiguous" and self.rng.random() < self.rates.tap_card
+                if (prompt.kind == PromptKind.AMBIGUOUS and self.rng.random() < self.rates.tap_card
                         and any(p.kind == "pad" for p in self.board.geometry.cells)
                         and [t.split()[0] for t in texts].count(card) == 1):
                     self.now += self.rng.uniform(0.5, 1.5)
@@ -627,7 +628,7 @@ class SimTable:
     def _mismatch_since(self, index: int) -> float | None:
         """When the first mismatch among the outcomes from ``index`` on was shown (None: none)."""
         return next((o.t for o in self.outcomes[index:]
-                     if isinstance(o, Guidance) and o.kind == "mismatch"), None)
+                     if isinstance(o, Guidance) and o.kind == GuidanceKind.MISMATCH), None)
 
     def play_takeback(self) -> None:
         """Put the board back one move and confirm the takeback."""
@@ -644,7 +645,7 @@ class SimTable:
         else:
             self._move_by_hand(view)
             prompt = self._open_prompt()
-            if prompt is not None and prompt.kind == "takeback":
+            if prompt is not None and prompt.kind == PromptKind.TAKEBACK:
                 self.press("ok")
         if self._same(self.referee.state, earlier):
             self.stats.takebacks_done += 1
