@@ -456,12 +456,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--noisy", action="store_true", help="with --make: table noise and misses")
     p.set_defaults(func=cmd_sim)
 
+    from pi_app.commands import diag
     from pi_app.net.dashboard import register as register_referee
-    from pi_app.tools import diag
 
     diag.register(sub)
     register_referee(sub)
-    from pi_app.tools.bot import register as register_bot
+    from pi_app.commands.bot import register as register_bot
 
     register_bot(sub)
 

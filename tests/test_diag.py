@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_app.commands.diag import register
 from pi_app.hw.pinmap import PINMAP
 from pi_app.readings import (
     ButtonPressed,
@@ -21,7 +22,6 @@ from pi_app.readings import (
     TagsSeen,
     apply_reading,
 )
-from pi_app.tools.diag import register
 
 pytestmark = pytest.mark.realtime
 
@@ -93,8 +93,9 @@ def test_missing_sensor_board(capsys: pytest.CaptureFixture[str], tmp_path: Path
 
 
 def test_module_entry_point() -> None:
-    run_ = subprocess.run([sys.executable, "-m", "pi_app.tools.diag", "--sim", "--seconds", "0.3",
-                           "--no-leds", "--no-display", "--no-buttons", "--game", "tactiki"],
+    run_ = subprocess.run([sys.executable, "-m", "pi_app.commands.diag", "--sim", "--seconds",
+                           "0.3", "--no-leds", "--no-display", "--no-buttons", "--game",
+                           "tactiki"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert run_.returncode == 0, run_.stderr
     assert "e5     cell  R24" in run_.stdout

@@ -19,12 +19,12 @@ BIN = Path(sys.executable).parent
 #: What each layer must never import (docs/design.md, README "Layout").
 FORBIDDEN = {
     "pi_app.games": ["pi_app.readings", "pi_app.ids", "pi_app.records", "pi_app.board",
-                     "pi_app.hw", "pi_app.sim", "pi_app.referee", "pi_app.net", "pi_app.tools"],
+                     "pi_app.hw", "pi_app.sim", "pi_app.referee", "pi_app.net", "pi_app.commands"],
     "pi_app.readings": ["pi_app.board", "pi_app.hw", "pi_app.games"],
     "pi_app.ids": ["pi_app.referee", "pi_app.net"],
     "pi_app.board": ["pi_app.hw", "pi_app.net", "pi_app.referee", "pi_app.sim"],
     "pi_app.hw": ["pi_app.board", "pi_app.games", "pi_app.referee", "pi_app.net"],
-    "pi_app.referee": ["pi_app.sim", "pi_app.net", "pi_app.tools", "pi_app.station_main",
+    "pi_app.referee": ["pi_app.sim", "pi_app.net", "pi_app.commands", "pi_app.station_main",
                        "pi_app.demo"],
     "pi_app.records": ["pi_app.board", "pi_app.hw", "pi_app.referee", "pi_app.net"],
     "pi_app.bots": ["pi_app.board", "pi_app.hw", "pi_app.referee", "pi_app.net"],

@@ -242,7 +242,7 @@ def test_a_cell_without_a_presence_sensor_keeps_the_old_rule() -> None:
 
 
 def test_diag_counts_the_reads_that_are_not_the_cells_own() -> None:
-    from pi_app.tools.diag import BoardView
+    from pi_app.commands.diag import BoardView
 
     geometry = load_geometry("tactiki")
     view = BoardView(geometry)

@@ -1,4 +1,4 @@
-"""Overlays tiled for A4/A3 (pi_app/tools/overlay.py): the sheets cover the whole overlay,
+"""Overlays tiled for A4/A3 (pi_app/commands/overlay.py): the sheets cover the whole overlay,
 neighbours share an alignment strip with the same crosses on both, each sheet prints at true
 scale (1 SVG unit = 1 mm, the overlay window unscaled, a 100 mm scale bar), and the checked-in
 sheets are current."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pi_app.board.geometry import board_names, load_geometry
-from pi_app.tools.overlay import (
+from pi_app.commands.overlay import (
     FOOTER_MM,
     OVERLAP_MM,
     PAPER_MM,
@@ -103,4 +103,4 @@ def test_sheet_is_true_scale() -> None:
 def test_checked_in_sheets_are_current(game: str, tmp_path: Path) -> None:
     fresh = {p.name: p.read_text() for p in write_tiles(tmp_path, [game])}
     kept = {p.name: p.read_text() for p in TILES.glob(f"{game}-*.svg")}
-    assert kept == fresh, "hardware/overlays/tiles is stale: run python -m pi_app.tools.overlay"
+    assert kept == fresh, "hardware/overlays/tiles is stale: run python -m pi_app.commands.overlay"

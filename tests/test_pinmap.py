@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pi_app.board.geometry import BOARDS, load_geometry
+from pi_app.commands.overlay import draw_overlay, led_positions, write_overlays
 from pi_app.hw.pinmap import PINMAP, PinMapError, load_pinmap, parse_pinmap
 from pi_app.hw.wiring import draw_wiring
-from pi_app.tools.overlay import draw_overlay, led_positions, write_overlays
 
 ROOT = Path(__file__).resolve().parent.parent
 HARDWARE = ROOT / "hardware"
@@ -112,7 +112,7 @@ def test_overlays_are_current_and_one_to_one(game: str, tmp_path: Path) -> None:
     write_overlays(tmp_path, None, [game])
     fresh = (tmp_path / f"{game}.svg").read_text()
     assert (HARDWARE / "overlays" / f"{game}.svg").read_text() == fresh, \
-        "hardware/overlays is stale: run python -m pi_app.tools.overlay"
+        "hardware/overlays is stale: run python -m pi_app.commands.overlay"
     geo = load_geometry(game)
     size = re.search(r'width="([\d.]+)mm" height="([\d.]+)mm"', fresh)
     assert size is not None

@@ -428,7 +428,7 @@ def _sim_script(geo: Geometry) -> list[tuple[float, Any]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run ``diag`` on its own (``python -m pi_app.tools.diag --sim``)."""
+    """Run ``diag`` on its own (``python -m pi_app.commands.diag --sim``)."""
     parser = argparse.ArgumentParser(prog="tikiboard")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["diag", *(sys.argv[1:] if argv is None else argv)])

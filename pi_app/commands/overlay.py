@@ -1,6 +1,6 @@
 """Printable board overlays, one per game, generated from hardware/boards/GAME.json.
 
-``python -m pi_app.tools.overlay``, run from the checkout's root, writes
+``python -m pi_app.commands.overlay``, run from the checkout's root, writes
 ``hardware/overlays/GAME.svg`` (1:1, in millimetres: print at 100 % and check the 100 mm scale
 bar) and a PNG preview in ``hardware/images/``. Each cell shows its name, its reader antenna
 (dashed circle, ``R``n), its presence sensor (square, ``P``n) and its LEDs (dots with their
