@@ -95,6 +95,10 @@ for _handler in logging.getLogger("skidl").handlers:  # footprint/tag chatter: n
     _handler.setLevel(logging.ERROR)
 
 OUT_DIR = Path(__file__).resolve().parent
+NETLIST_DIR = ROOT / "build" / "schematic"
+"""Netlists are built, not kept: about 5,000-9,000 lines each, all of them derived from this
+file, the pin map and the board files. The parts lists stay beside this file: a maker reads
+them, and a test keeps them current."""
 T = Pin.types
 
 #: Raspberry Pi Pico: GP number -> header pin (Pico datasheet, pinout).
@@ -693,7 +697,7 @@ def bom(circuit: Any) -> str:
 def outputs(game: str) -> dict[Path, str]:
     """The files generated for one board, by path."""
     circuit = build_board(game)
-    return {OUT_DIR / f"{game}.net": netlist(circuit, game),
+    return {NETLIST_DIR / f"{game}.net": netlist(circuit, game),
             OUT_DIR / f"{game}-bom.csv": bom(circuit)}
 
 
@@ -708,6 +712,7 @@ def main(argv: list[str] | None = None,
             report(f"{game}: ERC failed:\n  " + "\n  ".join(problems))
             continue
         for path, text in outputs(game).items():
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             report(f"wrote {path.relative_to(ROOT)}")
     return status
