@@ -64,8 +64,19 @@ from pi_app.station_main import serve
 TMPFS_SIZE = "6m"
 #: How long a refused move is left on the board before the station is looked at: many retries.
 REFUSED_FOR = 1.2
+#: ... and, on a machine too busy to retry twice in that time, at most this long for the two
+#: refused attempts the tests ask for: the scenario waits for what it checks, not for a time.
+REFUSED_WITHIN = 30.0
 #: The longest a move may take to be confirmed once it can be stored.
 CONFIRM_WITHIN = 4.0
+
+
+async def refused_twice(mark: int) -> None:
+    """Let the station go on refusing: ``REFUSED_FOR`` seconds and two refused attempts."""
+    await asyncio.sleep(REFUSED_FOR)
+    deadline = time.monotonic() + REFUSED_WITHIN
+    while STORAGE.since(mark)["attempts"] < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 class StorageLog(logging.Handler):
@@ -290,7 +301,7 @@ def main(workdir: Path) -> JSON:
         result["disk_full"] = full
         mark = len(STORAGE.messages)
         full["refused"] = await hands.move()
-        await asyncio.sleep(REFUSED_FOR)
+        await refused_twice(mark)
         full["while_refused"] = shown(station, hardware, db)
         full["log_refused"] = STORAGE.since(mark)
         await hands.put_back()   # the players see "Moves not confirmed" and undo their move
@@ -370,7 +381,7 @@ def main(workdir: Path) -> JSON:
         mark = len(STORAGE.messages)
         before = len(station.accepted_log)
         cut["refused"] = refused = await hands.move()
-        await asyncio.sleep(REFUSED_FOR)
+        await refused_twice(mark)
         cut["while_refused"] = shown(station, hardware, db)
         cut["log_refused"] = STORAGE.since(mark)
         cut["remount_rw"] = mount("-o", "remount,rw", str(data))
