@@ -151,6 +151,10 @@ class Station:
         self._player_names: tuple[int, tuple[str, ...]] | None = None
         self._declined: tuple[JSON, int, bool] | None = None
         """The referee's pairing offer the players put off with BACK (:meth:`_offer_again`)."""
+        self.wake: Callable[[], None] = _no_wake
+        """Wakes the daemon's loop from another thread (the daemon sets it): a remote game's
+        link calls it when the other board's move arrives, so the LEDs show that move at once,
+        not at the loop's next planned wake-up (up to five seconds on a quiet board)."""
         self.page_url = ""  # the page's address, the game-over screen's QR code (daemon)
         # The first-boot set-up (pi_app.referee.firstboot): its one-time code, address and QR
         # text, on a screen of their own until OK starts the table on the defaults.
@@ -1123,6 +1127,10 @@ class Station:
 
 #: The draw question's one line: nobody agreed yet, or one player (or the page) did.
 _DRAW_WAITING = ("both players press OK", "the other player: OK")
+
+
+def _no_wake() -> None:
+    """No loop to wake: a station stepped by its caller (tests, the command line)."""
 
 
 def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:
