@@ -8,11 +8,7 @@ station's own moves to the table.
 
 from __future__ import annotations
 
-import logging
-
 from pi_app.net.remote_link import TableLink
-
-log = logging.getLogger(__name__)
 
 
 class RemoteSeat:
@@ -33,15 +29,16 @@ class RemoteSeat:
         """The boards the authority cannot reach (its last ``paused``)."""
         return self.link.table.paused
 
+    def confirmed(self) -> int:
+        return len(self.link.table.record)
+
     def made(self, ply: int, text: str) -> None:
-        """Send the local player's move at ``ply`` unless the table has it already (confirmed,
-        or proposed and waiting): a restart replays what it stored, and must not propose it
-        again at another position."""
+        """Send the local player's move at ``ply`` when it is the record's next and nothing is
+        waiting for its confirmation. Otherwise it is confirmed, sent and waiting, refused
+        (its reason is kept in the table), or the record is still behind (a restarted link
+        before its sync): the station calls again on its next step."""
         table = self.link.table
-        if ply < len(table.record) or table.pending is not None:
-            return
-        if ply > len(table.record):
-            log.error("local move %d ahead of the confirmed record (%d moves)", ply,
-                      len(table.record))
+        if ply != len(table.record) or table.pending is not None or \
+                any(refusal.seq == ply + 1 for refusal in table.refused):
             return
         self.link.propose(text)

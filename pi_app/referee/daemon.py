@@ -136,10 +136,14 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    queue: asyncio.Queue[tuple[float, HwEvent]] = asyncio.Queue()
+    queue: asyncio.Queue[tuple[float, HwEvent | None]] = asyncio.Queue()
 
     def sink(event: HwEvent) -> None:
         loop.call_soon_threadsafe(queue.put_nowait, (time.perf_counter(), event))
+
+    def wake() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to wake
+            loop.call_soon_threadsafe(queue.put_nowait, (time.perf_counter(), None))
 
     store = await _open_store(config, stop)
     if store is None:
@@ -152,6 +156,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
     hardware = open_hardware(config, geometry, sink, sim=sim)
     station = Station(config, store, registry, leds=hardware.leds, display=hardware.display,
                       feed=feed, geometry=geometry)
+    station.wake = wake
     notices = Notices(station)
     tasks = (network(config, station, store, notices, setup) if network is not None
              else _without_network(config, notices))
@@ -175,7 +180,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None, sim: Any =
         store.close()
 
 
-async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent]],
+async def _loop(station: Station, queue: asyncio.Queue[tuple[float, HwEvent | None]],
                 stop: asyncio.Event, probe: StepProbe | None = None) -> None:
     watchdog = _watchdog_interval()
     next_ping = time.monotonic()

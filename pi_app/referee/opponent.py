@@ -85,10 +85,14 @@ class RemoteMoves(Protocol):
         """The boards of the game the authority cannot reach: while any is, the game is
         paused on both boards (a move made meanwhile is sent once it is back)."""
 
+    def confirmed(self) -> int:
+        """How many moves of the record the authority has confirmed to this board."""
+
     def made(self, ply: int, text: str) -> None:
         """The local player's move at ``ply``, stored by the station: send it to the other
-        board. Called once per move stored (a restart calls it again: the table sends a move
-        at most once per position)."""
+        board. Called on every step while the record lacks it (after a restart the station's
+        store is the only place it is kept): the table sends a move at most once per
+        position, and never one it cannot place yet or one the authority refused."""
 
 
 def parse_bots(raw: Mapping[Any, Any], players: int | None = None) -> dict[int, str]:

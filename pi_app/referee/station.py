@@ -111,6 +111,10 @@ class Station:
         self._player_names: tuple[int, tuple[str, ...]] | None = None
         self._declined: tuple[JSON, int, bool] | None = None
         """The referee's pairing offer the players put off with BACK (:meth:`_offer_again`)."""
+        self.wake: Callable[[], None] = _no_wake
+        """Wakes the daemon's loop from another thread (the daemon sets it): a remote game's
+        link calls it when the other board's move arrives, so the LEDs show that move at once,
+        not at the loop's next planned wake-up (up to five seconds on a quiet board)."""
         self.page_url = ""  # the page's address, the game-over screen's QR code (daemon)
         # The first-boot set-up (pi_app.referee.firstboot): its one-time code, address and QR
         # text, on a screen of their own until OK starts the table on the defaults.
@@ -369,10 +373,7 @@ class Station:
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
-        remote = self.opponent.remote
-        if remote is not None and (outcome.player is None
-                                   or self.opponent.levels.get(outcome.player) != REMOTE):
-            remote.made(len(self.session.history) - 1, outcome.text)
+        self._send_own_move()
         self._after_move(now, outcome.how.board_decided)
         return True
 
@@ -947,6 +948,7 @@ class Station:
         """On a station's seat's turn in play, have its move thought out (off the loop) and
         shown; drop a shown move or hint once the position changed."""
         game, state, opp = self.session.game, self.session.state, self.opponent
+        self._send_own_move()
         if opp.shown is not None and opp.shown.state != state:
             opp.forget()
         # Also while the board is checked after a restart: a person may be carrying out the
@@ -958,6 +960,21 @@ class Station:
                 self._expecting = self.follower.position
         elif opp.pending("hint", state) and self.referee_lock is None:
             opp.want("hint", game, state, len(self.session.history))
+
+    def _send_own_move(self) -> None:
+        """Hand a remote game's link the first stored move the authority has not confirmed,
+        if a local player made it: at once when it is stored, and again on each step until the
+        record has it, since after a restart the store is the only place it is kept."""
+        remote = self.opponent.remote
+        if remote is None:
+            return
+        ply, history = remote.confirmed(), self.session.history
+        if ply >= len(history):
+            return
+        before, text = history[ply]
+        seat = self.session.game.to_move(before)
+        if seat is None or self.opponent.levels.get(seat) != REMOTE:
+            remote.made(ply, text)
 
     def _remote_pause(self) -> str:
         """The pause of a remote game, on the screen: which board is away (issue 36)."""
@@ -1084,6 +1101,10 @@ class Station:
 
 #: The draw question's one line: nobody agreed yet, or one player (or the page) did.
 _DRAW_WAITING = ("both players press OK", "the other player: OK")
+
+
+def _no_wake() -> None:
+    """No loop to wake: a station stepped by its caller (tests, the command line)."""
 
 
 def board_games(geometry: Geometry, configured: str) -> tuple[str, ...]:

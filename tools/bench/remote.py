@@ -27,6 +27,8 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +62,9 @@ def _play(port: int, store: Path, game: str, seed: int, index: int) -> list[floa
                 arrived[table.station].setdefault(n, time.perf_counter())
             got.notify_all()
 
-    def options(user: str) -> BrokerOptions:
-        return BrokerOptions(port=port, username=user, password=f"pw-{user}")
-
-    auth = AuthorityLink(authority, options("referee"), EVENT, store).start()
-    links = {b: TableLink(Table(authority.game, b), options(b), EVENT, on_change=seen).start()
+    auth = AuthorityLink(authority, options(port, "referee"), EVENT, store).start()
+    links = {b: TableLink(Table(authority.game, b), options(port, b), EVENT,
+                          on_change=seen).start()
              for b in BOARDS}
     figures: list[float] = []
     try:
@@ -89,7 +89,10 @@ def _play(port: int, store: Path, game: str, seed: int, index: int) -> list[floa
     return figures
 
 
-def run(game: str, games: int, seed: int) -> dict[str, Any]:
+@contextmanager
+def event_broker() -> Iterator[tuple[int, Path]]:
+    """A mosquitto of its own on 127.0.0.1 with the event's ACL and every board's and the
+    referee's credentials (``pw-USER``): its port and a scratch directory, both gone after."""
     directory = Path(tempfile.mkdtemp(prefix="tiki-remote-bench-"))
     port = free_port()
     files = write_broker_config(directory, event=EVENT,
@@ -99,12 +102,22 @@ def run(game: str, games: int, seed: int) -> dict[str, Any]:
     process = BrokerProcess(files.conf, "127.0.0.1", port, log=directory / "mosquitto.out")
     process.start()
     try:
-        figures: list[float] = []
-        for index in range(games):
-            figures += _play(port, directory / f"authority-{index}.json", game, seed, index)
+        yield port, directory
     finally:
         process.stop()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def options(port: int, user: str) -> BrokerOptions:
+    """``user``'s login on :func:`event_broker`."""
+    return BrokerOptions(port=port, username=user, password=f"pw-{user}")
+
+
+def run(game: str, games: int, seed: int) -> dict[str, Any]:
+    figures: list[float] = []
+    with event_broker() as (port, directory):
+        for index in range(games):
+            figures += _play(port, directory / f"authority-{index}.json", game, seed, index)
     p95 = _percentile(figures, 0.95)
     return {"moves": len(figures),
             "confirm_on_other_board_ms": {
