@@ -30,6 +30,8 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "station": (["--moves", "30", "--idle-seconds", "30"], ["--moves", "6", "--idle-seconds",
                                                            "3"]),
     "tournament": (["--seconds", "20"], ["--seconds", "4", "--stations", "16"]),
+    "remote": (["--games", "3"], ["--games", "1"]),
+    "remote_leds": (["--games", "2", "--turns", "200"], ["--games", "1", "--turns", "30"]),
     # the long run (1,000 games per game type) is ``python -m tools.bench.longsoak`` alone
     "longsoak": (["--games", "20"], ["--games", "1"]),
 }
