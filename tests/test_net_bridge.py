@@ -123,3 +123,35 @@ def test_a_venues_bridge_may_write_only_its_own_boards_at_the_centre(brokers: Pa
     other = topics.topic(EVENT, "gamma", "events")
     assert _publish_as(Central, BRIDGE, other, b"{}") == (135, True)  # type: ignore[arg-type]
     assert _publish_as(Central, BRIDGE, own, b"{}")[1] is False  # type: ignore[arg-type]
+
+
+def test_remote_play_crosses_the_bridge_for_the_venues_boards_only(brokers: Pair) -> None:
+    """A board at the venue plays a remote game whose authority is at the centre: its proposal
+    goes out through the bridge, the authority's answer comes back; the bridge's credentials
+    cannot send a proposal for another venue's board."""
+    authority, heard = _listen(brokers.as_(brokers.central, REFEREE, REFEREE_PASSWORD),
+                               brokers.central, f"tiki/{EVENT}/remote/+/up")
+    alpha, answers = _listen(brokers.as_(brokers.venue, "alpha", "pw-alpha"), brokers.venue,
+                             topics.remote_down_topic(EVENT, "alpha"))
+    try:
+        up = topics.remote_up_topic(EVENT, "alpha")
+        wait_for(lambda: (alpha.publish(up, b'{"hello": 1}', qos=1), up in heard)[1], 20,
+                 "alpha's proposal at the central authority, through the bridge")
+        down = topics.remote_down_topic(EVENT, "alpha")
+        wait_for(lambda: (authority.publish(down, b'{"sync": 1}', qos=1), down in answers)[1],
+                 20, "the authority's answer at alpha, through the bridge")
+    finally:
+        for client in (authority, alpha):
+            client.disconnect()
+            client.loop_stop()
+
+    class Central:
+        port = brokers.central
+
+        @staticmethod
+        def options(user: str) -> BrokerOptions:
+            return brokers.as_(brokers.central, user, "pw-bridge")
+    brokers.venue_broker.stop()   # (its bridge holds the session of the bridge's user name)
+    other = topics.remote_up_topic(EVENT, "gamma")
+    assert _publish_as(Central, BRIDGE, other, b"{}") == (135, True)  # type: ignore[arg-type]
+    assert _publish_as(Central, BRIDGE, up, b"{}")[1] is False  # type: ignore[arg-type]

@@ -123,9 +123,11 @@ class Bridge:
 
     The venue's mosquitto connects out to ``host:port`` as ``user`` and forwards its boards'
     topics there (``tiki/EVENT/board/#``, out), and brings the referee's locks and pairings
-    back (``tiki/EVENT/locks`` and ``tiki/EVENT/pairing/#``, in). Stations keep talking to
-    their venue's broker: a venue whose line to the centre drops keeps playing, and mosquitto
-    queues what the centre has not had yet (``cleansession false``, QoS 1)."""
+    back (``tiki/EVENT/locks`` and ``tiki/EVENT/pairing/#``, in); for remote play, a board's
+    proposals go out to the authority at the centre (``remote/BOARD/up``) and its answers come
+    in (``remote/BOARD/down``), so two boards at two venues can play one game. Stations keep
+    talking to their venue's broker: a venue whose line to the centre drops keeps playing, and
+    mosquitto queues what the centre has not had yet (``cleansession false``, QoS 1)."""
 
     host: str
     port: int
@@ -147,7 +149,8 @@ def bridge_lines(event: str, bridge: Bridge) -> list[str]:
             # status messages on $SYS topics: the central ACL would refuse them
             "notifications false",
             f"topic {ROOT}/{event}/board/# out 1", f"topic {ROOT}/{event}/locks in 1",
-            f"topic {ROOT}/{event}/pairing/# in 1"]
+            f"topic {ROOT}/{event}/pairing/# in 1",
+            f"topic {ROOT}/{event}/remote/+/up out 1", f"topic {ROOT}/{event}/remote/+/down in 1"]
 
 
 def new_password() -> str:
@@ -158,8 +161,9 @@ def new_password() -> str:
 def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = (),
              bridges: Mapping[str, Sequence[str]] | None = None) -> str:
     """The ACL; ``bridges``: the central broker's venue bridges (user -> the boards of that
-    venue), each may write only those boards' leaves and read only the locks and their
-    pairings, so one venue's credentials cannot speak for another's tables."""
+    venue), each may write only those boards' leaves and remote proposals and read only the
+    locks and their pairings and remote answers, so one venue's credentials cannot speak for
+    another's tables."""
     check_name(event, "event")
     text = (f"# tikiboard tournament {event}: the referee reads everything and writes only\n"
             "# the locks every station reads (hints off in tournament play).\n"
@@ -177,6 +181,8 @@ def acl_text(event: str, referee_user: str, readers: tuple[str, ...] = (),
             text += "".join(f"topic write {ROOT}/{event}/board/{check_name(board, 'board')}/"
                             f"{leaf}\n" for leaf in topics.LEAVES)
             text += f"topic read {topics.pairing_topic(event, board)}\n"
+            text += (f"topic write {topics.remote_up_topic(event, board)}\n"
+                     f"topic read {topics.remote_down_topic(event, board)}\n")
         text += "\n"
     # One line per leaf a station publishes: with ``%u/#`` a station's credentials (on every
     # table) could retain any number of topics below its board, each up to MAX_PAYLOAD, and
