@@ -664,3 +664,11 @@ def test_x_forwarded_for_does_not_escape_the_login_brake(broker: Broker, tmp_pat
         proc.terminate()
         out, _ = proc.communicate(timeout=15)
     assert b"Traceback" not in out, out.decode(errors="replace")
+
+
+def test_the_stats_window_takes_only_a_number(desk_app: tuple[Desk, ServerThread]) -> None:
+    """``/api/stats?since=T`` (the load bench's window): a time in seconds, else a 400."""
+    _, server = desk_app
+    assert request(server.port, "GET", "/api/stats?since=1e9").status == 200
+    for bad in ("yesterday", "", "1e9x"):
+        assert request(server.port, "GET", f"/api/stats?since={bad}").status == 400
