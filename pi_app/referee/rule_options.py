@@ -98,8 +98,7 @@ def labels(game_name: str, options: Any) -> tuple[Said, ...]:
 def words(game_name: str, options: Any, lang: str, *, standard: bool = False) -> str:
     """The options a game uses in ``lang``, as the OLED and the page show them ("5 rounds,
     topple bottom"; empty, or with ``standard`` the word for the rules as printed)."""
-    said = [label.in_language(lang)
-            for label in labels(game_name, options)]
+    said = [label.in_language(lang) for label in labels(game_name, options)]
     return ", ".join(said) or (translator(lang).gettext(STANDARD_WORD) if standard else "")
 
 

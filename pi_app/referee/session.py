@@ -19,7 +19,7 @@ from pi_app.board.follower import Acceptance
 from pi_app.games import Game, get_game
 from pi_app.games.base import Card, M, S
 from pi_app.json_types import JSON
-from pi_app.records import fold, replay
+from pi_app.records import PlayKind, fold, replay
 from pi_app.referee.store import PLAY_KINDS, Event, EventStore, GameRow, StoreError
 
 #: The record's top-level field for the seats the station's bots played, ``{"1": "search"}``
@@ -98,17 +98,18 @@ class Session(Generic[S, M]):
             data["how"] = how.value  # the stored word (docs/records.md), a plain string
         if lifts_only:
             data["lifts_only"] = True
-        event = self.store.append(self.game_id, "move", data)
+        event = self.store.append(self.game_id, PlayKind.MOVE, data)
         self.history.append((self.state, text))
-        self._advance("move", event.data, state)
+        self._advance(PlayKind.MOVE, event.data, state)
         return event
 
     def revised(self, replaced: str, text: str, state: S) -> Event:
-        event = self.store.append(self.game_id, "revise", {"replaced": replaced, "text": text})
+        event = self.store.append(self.game_id, PlayKind.REVISE,
+                                  {"replaced": replaced, "text": text})
         if self.history:
             before, _ = self.history.pop()
             self.history.append((before, text))
-        self._advance("revise", event.data, state)
+        self._advance(PlayKind.REVISE, event.data, state)
         return event
 
     def taken_back(self, plies: int, state: S,
@@ -119,22 +120,23 @@ class Session(Generic[S, M]):
         data: JSON = {"plies": plies}
         if left is not None:
             data["left"] = {cell: list(pieces) for cell, pieces in left if pieces}
-        event = self.store.append(self.game_id, "takeback", data)
+        event = self.store.append(self.game_id, PlayKind.TAKEBACK, data)
         del self.history[max(0, len(self.history) - plies):]
-        self._advance("takeback", event.data, state)
+        self._advance(PlayKind.TAKEBACK, event.data, state)
         return event
 
     def dealt(self, state: S, round_record: JSON) -> Event:
         """A new Topple round was dealt (``state`` is its first position)."""
-        event = self.store.append(self.game_id, "deal", {"round": round_record})
+        event = self.store.append(self.game_id, PlayKind.DEAL, {"round": round_record})
         self.history = []
-        self._advance("deal", event.data, state)
+        self._advance(PlayKind.DEAL, event.data, state)
         return event
 
     def cards_tapped(self, cards: Sequence[Card], state: S) -> Event:
         """The Secret Tiki cards the players drew (Topple), before the round's first card."""
-        event = self.store.append(self.game_id, "cards", {"cards": [list(c) for c in cards]})
-        self._advance("cards", event.data, state)
+        event = self.store.append(self.game_id, PlayKind.CARDS,
+                                  {"cards": [list(c) for c in cards]})
+        self._advance(PlayKind.CARDS, event.data, state)
         return event
 
     def note(self, kind: str, data: JSON) -> Event:

@@ -206,7 +206,7 @@ class Station:
         tidied, last = self._since_last_move()
         if tidied:
             follower.follow_up_done()
-        if last is not None and last.kind == "move":
+        if last is not None and last.kind == PlayKind.MOVE:
             follower.resume_last_move(Acceptance.stored(last.data.get("how")),
                                       bool(last.data.get("lifts_only")), self.clock())
         left = (last.data.get("left") if last is not None and last.kind == PlayKind.TAKEBACK
@@ -231,8 +231,9 @@ class Station:
     def _board_decided_last(self) -> bool:
         """Did the board alone decide the last move (so it may still be revised or undone)?"""
         _, last = self._since_last_move()
-        return last is not None and (last.kind == "revise" or (
-            last.kind == "move" and (how := Acceptance.stored(last.data.get("how"))) is not None
+        return last is not None and (last.kind == PlayKind.REVISE or (
+            last.kind == PlayKind.MOVE
+            and (how := Acceptance.stored(last.data.get("how"))) is not None
             and how.board_decided))
 
     # -- the one step ----------------------------------------------------------------------------
@@ -264,6 +265,7 @@ class Station:
                 outcomes += more
         except StoreError as exc:
             self.store_failed(str(exc), now)
+        self._send_own_move()
         return outcomes
 
     def _react(self, event: HwEvent | None, now: float) -> list[Outcome]:
@@ -302,13 +304,13 @@ class Station:
                     return outcomes[:at + 1]
             elif isinstance(outcome, MoveRevised):
                 self.persist(partial(self.session.revised, outcome.replaced, outcome.text,
-                                      outcome.state), now)
+                                     outcome.state), now)
                 self.status.last_move = outcome.text
                 self._after_move(now, board_decided=True)
             elif isinstance(outcome, TakenBack):
                 undone = self.session.state
                 self.persist(partial(self.session.taken_back, outcome.plies, outcome.state,
-                                      outcome.left), now)
+                                     outcome.left), now)
                 game = self.session.game
                 self.status.takeback = fb.changed_cells(game.expected_view(undone),
                                                         game.expected_view(outcome.state))
@@ -324,7 +326,7 @@ class Station:
                     continue  # the players' own set-up: nothing to guide them towards
                 self.status.guidance = outcome
                 self.note(outcome.kind, {"fixes": [str(f) for f in outcome.fixes],
-                                          "marks": [f.to_json() for f in outcome.fixes]})
+                                         "marks": [f.to_json() for f in outcome.fixes]})
             elif isinstance(outcome, InSync):
                 self.note("in_sync", {})
                 self.status.guidance = None
@@ -373,7 +375,6 @@ class Station:
         self.status.confirmed_at = now
         self.accepted_log.append(outcome.text)
         log.info("confirmed move %d: %s", len(self.session.moves()), outcome.text)
-        self._send_own_move()
         self._after_move(now, outcome.how.board_decided)
         return True
 
@@ -537,7 +538,7 @@ class Station:
         except StoreError as exc:
             self.store_failed(str(exc), now)
             return
-        self.session.record = fold(self.session.record, [("result", result)])
+        self.session.record = fold(self.session.record, [(PlayKind.RESULT, result)])
         self.feed.event(event)
         self.status.prompt = None
         self.status.phase = Phase.OVER
@@ -948,7 +949,6 @@ class Station:
         """On a station's seat's turn in play, have its move thought out (off the loop) and
         shown; drop a shown move or hint once the position changed."""
         game, state, opp = self.session.game, self.session.state, self.opponent
-        self._send_own_move()
         if opp.shown is not None and opp.shown.state != state:
             opp.forget()
         # Also while the board is checked after a restart: a person may be carrying out the
@@ -963,8 +963,9 @@ class Station:
 
     def _send_own_move(self) -> None:
         """Hand a remote game's link the first stored move the authority has not confirmed,
-        if a local player made it: at once when it is stored, and again on each step until the
-        record has it, since after a restart the store is the only place it is kept."""
+        if a local player made it: at the end of the step that stored it, and again on each
+        step until the record has it, since after a restart the store is the only place it is
+        kept."""
         remote = self.opponent.remote
         if remote is None:
             return

@@ -39,10 +39,10 @@ class Status:
     message: str = ""
     menu_game: str = ""
     menu_players: int = 0
+    """At game over: the game and player count OK starts (MENU cycles them)."""
     menu_preset: int = 0
     """At game over: MENU's rule-option preset for the chosen game (0: the configured options;
     others: :data:`pi_app.referee.rule_options.PRESETS`)."""
-    """At game over: the game and player count OK starts (MENU cycles them)."""
     change: JSON | None = None
     """A new game asked for on the page while this one is on (its ``game``, ``players`` and
     ``options``): it waits for the station's OK, at the table, or BACK refuses it. One person

@@ -90,11 +90,9 @@ def worker(args: argparse.Namespace) -> int:
         station.new_game()
     # Warm-up: every station connected and its new game published before the window opens,
     # as at an event, where stations come online over the minutes before round 1.
-    deadline = time.monotonic() + 120
-    while not all(p.stats().connected and p.wait_idle(0.1) for p in publishers):
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    deadline = time.monotonic() + 120   # (idle: connected, and everything stored published)
+    for publisher in publishers:
+        publisher.wait_idle(max(0.0, deadline - time.monotonic()))
     print(json.dumps({"ready": sum(p.stats().connected for p in publishers)}), flush=True)
     sys.stdin.readline()  # the conductor's "go": all workers open the window together
     rng = random.Random(args.seed)
