@@ -574,7 +574,10 @@ def test_every_event_kind_the_station_stores_is_listed() -> None:
     written = set(re.findall(r'(?:note|_note|append|_append)\((?:[\w.]+, )*"(\w+)"', sources))
     from pi_app.board.follower import GuidanceKind
 
+    from pi_app.records import PlayKind
+
     written |= {kind.value for kind in GuidanceKind}  # the station notes each guidance's kind
+    written |= {kind.value for kind in PlayKind}  # the session writes each play event's kind
     assert written >= {"move", "cards", "setup_read", "prompt", "mismatch", "follow_up"}
     assert written <= set(EVENT_FIELDS), written - set(EVENT_FIELDS)
     assert written <= set().union(*GAME_KINDS.values())
