@@ -573,7 +573,6 @@ def test_every_event_kind_the_station_stores_is_listed() -> None:
         "board/follower.py"))
     written = set(re.findall(r'(?:note|_note|append|_append)\((?:[\w.]+, )*"(\w+)"', sources))
     from pi_app.board.follower import GuidanceKind
-
     from pi_app.records import PlayKind
 
     written |= {kind.value for kind in GuidanceKind}  # the station notes each guidance's kind
